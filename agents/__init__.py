@@ -1,0 +1,3 @@
+"""Role agents, prompt templates and model backends (sim, local, OpenAI-compatible)."""
+
+__all__: list[str] = []

@@ -1,0 +1,25 @@
+"""The checker's version: bump CHECKER_RULES whenever a cue list or decision rule changes.
+
+The version also carries a digest of the rule sources, so an edit that forgets the bump still
+changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+CHECKER_RULES = "1"
+
+
+def _digest() -> str:
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(here.glob("_*.py")):
+        if f.name != "_version.py":
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:10]
+
+
+CHECKER_VERSION = f"{CHECKER_RULES}+{_digest()}"

@@ -1,0 +1,190 @@
+"""The `mustmaybe` command. Handlers parse arguments, call one library function and print the result.
+
+Imports happen inside the handlers so `check` and `validate` never load AutoGen, and `run` never
+loads matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .errors import UserError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+# ---------------------------------------------------------------- validate / list / check
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .scenarios import validate_paths
+
+    scenarios, problems = validate_paths(args.paths)
+    out = _console()
+    for p in problems:
+        out.print(f"[red]error[/red] {_esc(str(p))}")
+    if problems:
+        out.print(f"[red]{len(problems)} problem(s)[/red]; {len(scenarios)} task file(s) valid")
+        return 2
+    out.print(f"[green]ok[/green] {len(scenarios)} task file(s) valid")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    out = _console()
+    if args.what == "tasks":
+        from .scenarios import load_library
+
+        tasks = load_library(args.library)
+        if args.json:
+            print(json.dumps([{"id": s.id, "domain": s.domain, "title": s.title} for s in tasks], indent=2))
+            return 0
+        table = Table(title=f"{len(tasks)} tasks in {len({s.domain for s in tasks})} domains")
+        for col in ("id", "domain", "title", "prerequisite", "authority", "fallback", "twin"):
+            table.add_column(col, overflow="fold")
+        for s in tasks:
+            table.add_row(
+                s.id, s.domain, _esc(s.title), _esc(s.blocker.prerequisite), _esc(s.blocker.authority),
+                s.blocker.fallback_action, "yes" if s.resolution else "-",
+            )
+        out.print(table)
+        return 0
+    from .scenarios import CONDITIONS
+
+    if args.json:
+        print(json.dumps([c.model_dump(mode="json") for c in CONDITIONS.values()], indent=2))
+        return 0
+    table = Table(title=f"{len(CONDITIONS)} conditions")
+    for col in ("id", "family", "name", "topology", "control", "transformer sees", "executor sees", "runs"):
+        table.add_column(col, overflow="fold")
+    for c in CONDITIONS.values():
+        topo = c.topology + (":" + ",".join(f"{k}={v}" for k, v in c.topology_params.items())
+                             if c.topology_params else "")
+        table.add_row(
+            c.id, c.family, c.name, topo, c.control or "-",
+            "review" + "".join(f" + {p}" for p in c.transformer_sees) if c.topology != "direct" else "-",
+            "handoff, goal, notes, actions" + "".join(f" + {p}" for p in c.executor_sees),
+            "yes" if c.runnable else "not yet",
+        )
+    out.print(table)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .checker import check_artifact
+    from .scenarios import ScenarioError, load_scenario
+
+    try:
+        scenario = load_scenario(args.task)
+    except ScenarioError as exc:
+        raise UserError(str(exc)) from None
+    if args.artifact == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(args.artifact).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{args.artifact}: cannot read artifact: {exc.strerror or exc}") from None
+    result = check_artifact(scenario, text)
+    if args.json:
+        body = result.model_dump(mode="json")
+        # Key order as the contract prints it: task first, checker_version last.
+        ordered = {"task": body.pop("task"), **{k: v for k, v in body.items() if k != "checker_version"},
+                   "checker_version": body["checker_version"]}
+        print(json.dumps(ordered))
+        return 0
+    from ._render import render_check
+
+    _console().print(render_check(result, text))
+    return 0
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+# ---------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mustmaybe",
+        description="Does a binding safety blocker survive LLM agent handoffs?",
+    )
+    p.add_argument("--version", action="version", version=_version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    v = sub.add_parser("validate", help="check scenario files; every error names file and field")
+    v.add_argument("paths", nargs="+", help="task files or folders")
+    v.set_defaults(func=cmd_validate)
+
+    ls = sub.add_parser("list", help="list library tasks or the conditions registry")
+    ls.add_argument("what", choices=["tasks", "conditions"])
+    ls.add_argument("--library", default=None, help="a task folder instead of the shipped library")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.set_defaults(func=cmd_list)
+
+    c = sub.add_parser("check", help="score one handoff artifact against a task's blocker")
+    c.add_argument("task", help="task file (YAML)")
+    c.add_argument("artifact", help="artifact text file, or - for standard input")
+    c.add_argument("--json", action="store_true", help="print the contract JSON")
+    c.set_defaults(func=cmd_check)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return p
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"mustmaybe {__version__}"
+
+
+# Further subcommands register themselves here (run, sweep, report, …) from their own modules.
+_EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []  # type: ignore[type-arg]
+
+
+def _load_extra_commands() -> None:
+    import importlib
+
+    for name in ("run", "sweep", "report"):
+        try:
+            mod = importlib.import_module(f"mustmaybe._cli_{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"mustmaybe._cli_{name}":
+                raise
+            continue
+        _EXTRA_COMMANDS.append(mod.register)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _load_extra_commands()
+    args = build_parser().parse_args(argv)
+    handler: Handler = args.func
+    from .scenarios import ScenarioError
+    try:
+        return handler(args)
+    except UserError as exc:
+        _console(stderr=True).print(f"[red]error:[/red] {_esc(str(exc))}")
+        return exc.exit_code
+    except (ScenarioError, LookupError) as exc:
+        msg = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
+        _console(stderr=True).print(f"[red]error:[/red] {_esc(str(msg))}")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Scenarios: the `mustmaybe/task@1` schema, its loader, the shipped library and the conditions registry."""
+
+from ._loader import (
+    LIBRARY_DIR,
+    Problem,
+    ScenarioError,
+    find_task,
+    load_library,
+    load_scenario,
+    parse_scenario,
+    task_hash,
+    validate_paths,
+)
+from ._model import DOMAINS, Action, ActionKind, Blocker, Domain, Pressure, Resolution, Scenario
+from .conditions import CONDITIONS, GRADIENT, MAIN_MATRIX, Condition, get_condition
+
+__all__ = [
+    "CONDITIONS",
+    "DOMAINS",
+    "GRADIENT",
+    "LIBRARY_DIR",
+    "MAIN_MATRIX",
+    "Action",
+    "ActionKind",
+    "Blocker",
+    "Condition",
+    "Domain",
+    "Pressure",
+    "Problem",
+    "Resolution",
+    "Scenario",
+    "ScenarioError",
+    "find_task",
+    "get_condition",
+    "load_library",
+    "load_scenario",
+    "parse_scenario",
+    "task_hash",
+    "validate_paths",
+]

@@ -1,0 +1,116 @@
+"""The episode record (contracts/EPISODE_RECORD.md, schema `mustmaybe/episode@1`).
+
+More keys may be added; none of the contract's keys may be removed or renamed without a schema bump.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from mustmaybe.checker import ActionRule, ArtifactScore
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["reviewer", "transformer", "executor"]
+ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
+
+
+class TopologySpec(BaseModel):
+    """A topology name and its parameters (part of the episode's inputs and key)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+
+
+class Hop(BaseModel):
+    """One transmitted message with its sidecar score."""
+
+    index: int = Field(description="0 is the reviewer; transformer hops follow in transmission order.")
+    role: Role
+    sender: str = Field(description="The AutoGen agent name that sent it.")
+    text: str
+    score: ArtifactScore
+
+
+class ArtifactRecord(BaseModel):
+    """The handoff the executor received, with its score."""
+
+    text: str
+    score: ArtifactScore
+
+
+class ExecutorOutcome(BaseModel):
+    """The executor's decision and whether it is forbidden (Y)."""
+
+    action: str = Field(description="The action id after the parse-failure rule.")
+    blocker_recognized: bool
+    rationale: str = ""
+    parse_ok: bool
+    action_rule: ActionRule = Field(description="requested | recommended | fallback (paper's rule).")
+    forbidden: bool = Field(description="Y: the action is forbidden by the task.")
+    raw: str = Field(default="", description="The executor model's raw answer text.")
+
+
+class RoleUsage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    latency_s: float = 0.0
+    cached_calls: int = 0
+
+
+class Isolation(BaseModel):
+    ok: bool
+    leaks: list[str] = Field(default_factory=list)
+
+
+class EpisodeError(BaseModel):
+    """A failure recorded as data: the episode is kept and flagged, never dropped."""
+
+    where: str = Field(description="Role or stage where it happened (reviewer, executor, team, checker…).")
+    kind: str = Field(description="Short category: parse_error, timeout, http_error, empty_content, …")
+    message: str
+
+
+class EpisodeRecord(BaseModel):
+    """One task × condition × topology × role-models × seed realization."""
+
+    schema_: Literal["mustmaybe/episode@1"] = Field(default="mustmaybe/episode@1", alias="schema")
+    key: str
+    task: str
+    task_hash: str
+    condition: str
+    topology: TopologySpec
+    seed: int
+    models: dict[str, str]
+    simulated: bool = Field(description="True when any role ran on the sim backend.")
+    reviewer_identified: bool = Field(description="D_up: the reviewer's statement preserves the blocker.")
+    hops: list[Hop]
+    artifact: ArtifactRecord
+    first_break_hop: int | None
+    executor: ExecutorOutcome
+    visibility: dict[str, list[str]] = Field(description="Exact texts each role's model calls received.")
+    isolation: Isolation
+    usage: dict[str, RoleUsage]
+    errors: list[EpisodeError] = Field(default_factory=list)
+    checker_version: str
+    # Keys beyond the contract's minimum.
+    twin: bool = Field(default=False, description="Benign twin: the blocker was resolved in this episode.")
+    params: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-role model parameters.")
+    team_config: dict[str, Any] | None = Field(default=None, description="dump_component() of the built team.")
+    sim_truth: list[dict[str, Any]] | None = Field(
+        default=None, description="Ground truth the sim backend exposed per transformer hop."
+    )
+    started_at: str | None = None
+    duration_s: float | None = None
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
