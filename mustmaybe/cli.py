@@ -30,7 +30,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     scenarios, problems = validate_paths(args.paths)
     out = _console()
     for p in problems:
-        out.print(f"[red]error[/red] {_esc(str(p))}")
+        out.print(f"[red]error[/red] {_esc(str(p))}", soft_wrap=True)
     if problems:
         out.print(f"[red]{len(problems)} problem(s)[/red]; {len(scenarios)} task file(s) valid")
         return 2
@@ -176,11 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except UserError as exc:
-        _console(stderr=True).print(f"[red]error:[/red] {_esc(str(exc))}")
+        _console(stderr=True).print(f"[red]error:[/red] {_esc(str(exc))}", soft_wrap=True)
         return exc.exit_code
     except (ScenarioError, LookupError) as exc:
         msg = exc.args[0] if isinstance(exc, LookupError) and exc.args else str(exc)
-        _console(stderr=True).print(f"[red]error:[/red] {_esc(str(msg))}")
+        _console(stderr=True).print(f"[red]error:[/red] {_esc(str(msg))}", soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 130

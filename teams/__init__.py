@@ -1,5 +1,9 @@
-"""Team topologies, the sidecar and the episode runner."""
+"""Team topologies, the sidecar checker and the episode runner."""
 
+from . import _topologies as _topologies  # registers the built-in topologies
+from ._context import SourceFilterContext
+from ._episode import ClientWrapper, classify_error, run_episode, run_episode_sync
+from ._plan_board import PlanBoard
 from ._record import (
     ROLES,
     ArtifactRecord,
@@ -12,16 +16,35 @@ from ._record import (
     RoleUsage,
     TopologySpec,
 )
+from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
+from ._sidecar import Sidecar
+from ._spec import EpisodeSpec, parse_topology
+from ._topologies import COMPATIBLE
 
 __all__ = [
+    "COMPATIBLE",
     "ROLES",
     "ArtifactRecord",
+    "ClientWrapper",
     "EpisodeError",
     "EpisodeRecord",
+    "EpisodeSpec",
     "ExecutorOutcome",
     "Hop",
     "Isolation",
+    "PlanBoard",
     "Role",
     "RoleUsage",
+    "Sidecar",
+    "SourceFilterContext",
+    "TeamPlan",
+    "TopologyInfo",
     "TopologySpec",
+    "classify_error",
+    "get_topology",
+    "parse_topology",
+    "run_episode",
+    "run_episode_sync",
+    "topology",
+    "topology_names",
 ]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from mustmaybe.checker import ActionRule, ArtifactScore
 from pydantic import BaseModel, ConfigDict, Field
+
+from mustmaybe.checker import ActionRule, ArtifactScore
 
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")

@@ -1,0 +1,101 @@
+"""The executor's structured answer and the paper's rule for answers that do not parse."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import BaseModel, Field, ValidationError
+
+from mustmaybe.checker import ActionRule, score_action
+from mustmaybe.scenarios import Scenario
+
+
+class ExecutorDecision(BaseModel):
+    """What the executor returns: one action id, whether it saw a blocker, and why."""
+
+    action: str = Field(description="One action id from the list.")
+    blocker_recognized: bool = Field(description="True if the handoff said something blocks the requested action.")
+    rationale: str = Field(description="One sentence.")
+
+
+class ParsedDecision(BaseModel):
+    action: str
+    blocker_recognized: bool
+    rationale: str
+    parse_ok: bool
+    action_rule: ActionRule
+    problem: str | None = None
+
+
+_RECOMMENDED = re.compile(r"recommended action\s*[:\-]\s*`?([a-z0-9_]+)", re.IGNORECASE)
+
+
+def _first_json_object(text: str) -> dict[str, object] | None:
+    start = text.find("{")
+    while start != -1:
+        depth, in_str, esc = 0, False, False
+        for i in range(start, len(text)):
+            ch = text[i]
+            if in_str:
+                esc = (ch == "\\") and not esc
+                if ch == '"' and not esc:
+                    in_str = False
+                continue
+            if ch == '"':
+                in_str = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        obj = json.loads(text[start : i + 1])
+                    except json.JSONDecodeError:
+                        break
+                    return obj if isinstance(obj, dict) else None
+        start = text.find("{", start + 1)
+    return None
+
+
+def recommended_action(scenario: Scenario, handoff: str) -> str | None:
+    """The action id a handoff recommends ('Recommended action: <id>'), if it names a real action."""
+    ids = {a.id for a in scenario.actions}
+    for m in _RECOMMENDED.finditer(handoff):
+        if m.group(1) in ids:
+            return m.group(1)
+    return None
+
+
+def parse_decision(scenario: Scenario, raw: str, handoff: str) -> ParsedDecision:
+    """Parse the executor's answer. On failure apply the paper's rule: the action the answer
+    requested in free text, else the artifact's recommended action, else the task's fallback."""
+    ids = {a.id for a in scenario.actions}
+    obj = _first_json_object(raw)
+    problem: str
+    if obj is not None:
+        try:
+            d = ExecutorDecision.model_validate(obj)
+        except ValidationError as exc:
+            problem = "wrong shape: " + "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}" for e in exc.errors()
+            )
+        else:
+            if d.action in ids:
+                return ParsedDecision(action=d.action, blocker_recognized=d.blocker_recognized,
+                                      rationale=d.rationale, parse_ok=True, action_rule="requested")
+            problem = f"unknown action id '{d.action}'"
+    else:
+        problem = "no JSON object in the answer" if raw.strip() else "empty answer"
+    recognized = bool(obj.get("blocker_recognized")) if isinstance(obj, dict) else False
+    rationale = str(obj.get("rationale", "")) if isinstance(obj, dict) else raw.strip()[:500]
+    named = score_action(scenario, raw).action if raw.strip() else None
+    if named is not None:
+        return ParsedDecision(action=named, blocker_recognized=recognized, rationale=rationale,
+                              parse_ok=False, action_rule="requested", problem=problem)
+    rec = recommended_action(scenario, handoff)
+    if rec is not None:
+        return ParsedDecision(action=rec, blocker_recognized=recognized, rationale=rationale,
+                              parse_ok=False, action_rule="recommended", problem=problem)
+    return ParsedDecision(action=scenario.blocker.fallback_action, blocker_recognized=recognized,
+                          rationale=rationale, parse_ok=False, action_rule="fallback", problem=problem)

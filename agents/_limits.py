@@ -1,0 +1,224 @@
+"""Per-endpoint limits shared by every client that talks to one base URL.
+
+A sweep runs many episodes at once and every role of every episode may call the same server.
+The server's limits are per server, not per agent, so one `EndpointLimiter` per base URL holds
+an `asyncio.Semaphore(concurrency)` (requests in flight) and a token bucket
+(`requests_per_minute`), and every `LimitedClient` for that URL acquires both around each HTTP
+attempt. Retries sit outside the limiter, so a request waiting out its backoff frees its slot.
+
+asyncio primitives belong to the event loop they are first used in, so limiters are created
+lazily inside the running loop and the registry is kept per loop (tests run one loop each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import openai
+from autogen_core import CancellationToken
+from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
+from autogen_core.tools import Tool, ToolSchema
+from pydantic import BaseModel
+
+from ._retry import DelegatingClient, retry_after_seconds
+from ._spec import EndpointConfig
+
+logger = logging.getLogger("mustmaybe.agents.limits")
+
+
+class TokenBucket:
+    """An async token bucket: `rate_per_s` tokens a second, at most `capacity` saved up.
+
+    `acquire()` waits for one token; waiters are served in arrival order (one lock, held while
+    sleeping). `defer(s)` hands out nothing for `s` seconds, for an endpoint that said Retry-After.
+    """
+
+    def __init__(self, rate_per_s: float, capacity: float | None = None) -> None:
+        if rate_per_s <= 0:
+            raise ValueError(f"rate must be positive, got {rate_per_s}")
+        self.rate_per_s = rate_per_s
+        # At most about one second's worth of burst (never less than one request): hosted APIs
+        # count per minute, but a full minute's burst at once is what trips their 429s.
+        self.capacity = capacity if capacity is not None else max(1.0, rate_per_s)
+        self._tokens = self.capacity
+        self._updated = time.monotonic()
+        self._not_before = 0.0
+        self._lock = asyncio.Lock()
+
+    def _refill(self, now: float) -> None:
+        self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.rate_per_s)
+        self._updated = now
+
+    def defer(self, seconds: float) -> None:
+        """Hand out no token for `seconds` from now (extends, never shortens, a pause)."""
+        self._not_before = max(self._not_before, time.monotonic() + max(0.0, seconds))
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            while True:
+                now = time.monotonic()
+                if now < self._not_before:
+                    await asyncio.sleep(self._not_before - now)
+                    continue
+                self._refill(now)
+                if self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    return
+                await asyncio.sleep((1.0 - self._tokens) / self.rate_per_s)
+
+
+class EndpointLimiter:
+    """Concurrency and request-rate limits for one base URL, plus counters for progress displays."""
+
+    def __init__(self, endpoint: EndpointConfig) -> None:
+        self.endpoint = endpoint
+        self.base_url = endpoint.base_url
+        self._semaphore = asyncio.Semaphore(endpoint.concurrency)
+        rpm = endpoint.requests_per_minute
+        self.bucket = TokenBucket(rpm / 60.0) if rpm else None
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.waiting = 0
+        self.requests = 0
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one concurrency slot and one rate token for the duration of one request."""
+        self.waiting += 1
+        try:
+            # Slot first, then token: a token taken while still queued for a slot would be spent
+            # on a request that has not started, and the rate would undershoot.
+            await self._semaphore.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            if self.bucket is not None:
+                await self.bucket.acquire()
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.requests += 1
+            try:
+                yield
+            finally:
+                self.in_flight -= 1
+        finally:
+            self._semaphore.release()
+
+    def defer(self, seconds: float) -> None:
+        """Pause new requests to this endpoint (all clients) after it asked for a Retry-After."""
+        if self.bucket is None:
+            self.bucket = TokenBucket(rate_per_s=1e9, capacity=1e9)  # no rate limit, only the pause
+        self.bucket.defer(seconds)
+
+
+_LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointLimiter]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _url_key(base_url: str) -> str:
+    return base_url.rstrip("/")
+
+
+def get_limiter(endpoint: EndpointConfig) -> EndpointLimiter:
+    """The shared limiter for `endpoint.base_url` in the running event loop (created on first use).
+
+    The first config seen for a URL sets its limits; a later, different one is logged and
+    ignored, since two sets of limits for one server cannot both hold.
+
+    Raises:
+        RuntimeError: when called outside a running event loop.
+    """
+    loop = asyncio.get_running_loop()
+    per_loop = _LIMITERS.setdefault(loop, {})
+    key = _url_key(endpoint.base_url)
+    limiter = per_loop.get(key)
+    if limiter is None:
+        limiter = per_loop[key] = EndpointLimiter(endpoint)
+    elif (limiter.endpoint.concurrency, limiter.endpoint.requests_per_minute) != (
+        endpoint.concurrency, endpoint.requests_per_minute
+    ):
+        logger.warning("endpoint %s already has limits concurrency=%s rpm=%s; ignoring concurrency=%s rpm=%s",
+                       key, limiter.endpoint.concurrency, limiter.endpoint.requests_per_minute,
+                       endpoint.concurrency, endpoint.requests_per_minute)
+    return limiter
+
+
+def limiters() -> dict[str, EndpointLimiter]:
+    """The limiters of the running event loop by base URL (for progress displays)."""
+    return dict(_LIMITERS.get(asyncio.get_running_loop(), {}))
+
+
+class LimitedClient(DelegatingClient):
+    """Runs each call of `inner` inside its endpoint's shared concurrency slot and rate token.
+
+    A 429 with Retry-After that passes through pauses the whole endpoint, so the other clients
+    sharing it do not keep hitting a server that asked everyone to wait.
+    """
+
+    def __init__(self, inner: ChatCompletionClient, endpoint: EndpointConfig, *, retry_after_cap: float = 120.0) -> None:
+        super().__init__(inner)
+        self.endpoint = endpoint
+        self._retry_after_cap = retry_after_cap
+
+    @property
+    def limiter(self) -> EndpointLimiter:
+        return get_limiter(self.endpoint)
+
+    def _note(self, limiter: EndpointLimiter, exc: BaseException) -> None:
+        if isinstance(exc, openai.RateLimitError):
+            wait = retry_after_seconds(exc)
+            if wait:
+                limiter.defer(min(wait, self._retry_after_cap))
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        limiter = self.limiter
+        async with limiter.slot():
+            try:
+                return await self.inner.create(
+                    messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
+                    extra_create_args=extra_create_args, cancellation_token=cancellation_token,
+                )
+            except openai.RateLimitError as exc:
+                self._note(limiter, exc)
+                raise
+
+    async def create_stream(  # type: ignore[override]
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        limiter = self.limiter
+        async with limiter.slot():
+            try:
+                async for chunk in self.inner.create_stream(
+                    messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
+                    extra_create_args=extra_create_args, cancellation_token=cancellation_token,
+                ):
+                    yield chunk
+            except openai.RateLimitError as exc:
+                self._note(limiter, exc)
+                raise
+
+    def __repr__(self) -> str:
+        return f"LimitedClient({self.inner!r}, base_url={self.endpoint.base_url!r})"

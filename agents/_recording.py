@@ -1,0 +1,141 @@
+"""A ChatCompletionClient wrapper that records exactly what each model call received and used.
+
+This is the context-isolation audit's source of truth and the per-role usage counter. It also
+asks the wrapped backend for structured output on every call when the role needs it (the
+executor), so the agent itself stays a plain AssistantAgent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from autogen_core import CancellationToken
+from autogen_core.models import (
+    ChatCompletionClient,
+    CreateResult,
+    LLMMessage,
+    ModelCapabilities,  # type: ignore[attr-defined]
+    ModelInfo,
+    RequestUsage,
+)
+from autogen_core.tools import Tool, ToolSchema
+from pydantic import BaseModel
+
+
+def message_text(m: LLMMessage) -> str:
+    """The text content of one LLM message (images and tool payloads as their string form)."""
+    content: Any = getattr(m, "content", "")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(c if isinstance(c, str) else str(c) for c in content)
+    return str(content)
+
+
+@dataclass
+class CallRecord:
+    """One model call: the texts it received, what it answered, its usage and latency."""
+
+    received: list[str]
+    output: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    cached: bool
+
+
+@dataclass
+class RecordingClient(ChatCompletionClient):
+    """Wraps a backend client for one agent; `calls` lists every call in order."""
+
+    inner: ChatCompletionClient
+    agent: str
+    json_output: type[BaseModel] | None = None
+    calls: list[CallRecord] = field(default_factory=list)
+    last_error: BaseException | None = None
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        received = [message_text(m) for m in messages]
+        t0 = time.perf_counter()
+        try:
+            result = await self.inner.create(
+                messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                json_output=json_output if json_output is not None else self.json_output,
+                extra_create_args=extra_create_args,
+                cancellation_token=cancellation_token,
+            )
+        except BaseException as exc:
+            # Remember which agent's call failed, so the episode record can say where.
+            self.last_error = exc
+            raise
+        out = result.content if isinstance(result.content, str) else str(result.content)
+        self.calls.append(
+            CallRecord(
+                received=received,
+                output=out,
+                prompt_tokens=result.usage.prompt_tokens,
+                completion_tokens=result.usage.completion_tokens,
+                latency_s=time.perf_counter() - t0,
+                cached=bool(result.cached),
+            )
+        )
+        return result
+
+    async def create_stream(  # type: ignore[override]
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        result = await self.create(
+            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
+            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
+        )
+        if isinstance(result.content, str):
+            yield result.content
+        yield result
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    def actual_usage(self) -> RequestUsage:
+        return RequestUsage(
+            prompt_tokens=sum(c.prompt_tokens for c in self.calls),
+            completion_tokens=sum(c.completion_tokens for c in self.calls),
+        )
+
+    def total_usage(self) -> RequestUsage:
+        return self.actual_usage()
+
+    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
+        # Rough and offline on purpose: the inner client's tokenizer may need a download.
+        return sum(len(message_text(m).split()) for m in messages)
+
+    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
+        return 1_000_000
+
+    @property
+    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
+        return self.model_info  # type: ignore[return-value]
+
+    @property
+    def model_info(self) -> ModelInfo:
+        return self.inner.model_info

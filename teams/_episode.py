@@ -1,0 +1,266 @@
+"""Run one episode: build the team, run it under the sidecar, run the executor, assemble the record.
+
+Layer 1 (STYLE.md): no store, no files, no clock it is not given. A misbehaving model becomes an
+entry in `errors`; the record is always returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_core import SingleThreadedAgentRuntime
+from autogen_core.models import ChatCompletionClient
+
+from mustmaybe.agents import (
+    ClientContext,
+    EndpointConfig,
+    ExecutorDecision,
+    ModelSpec,
+    RecordingClient,
+    RoleParams,
+    build_model_client,
+    parse_decision,
+    parse_model_spec,
+    prompts,
+)
+from mustmaybe.checker import CHECKER_VERSION, score_action, score_artifact
+from mustmaybe.scenarios import Condition, Scenario, get_condition, task_hash
+
+from ._context import SourceFilterContext
+from ._isolation import audit
+from ._record import (
+    ROLES,
+    ArtifactRecord,
+    EpisodeError,
+    EpisodeRecord,
+    ExecutorOutcome,
+    Hop,
+    Isolation,
+    Role,
+    RoleUsage,
+    TopologySpec,
+)
+from ._registry import TopologyContext, get_topology
+from ._sidecar import HopCallback, Sidecar
+from ._spec import EpisodeSpec, parse_topology
+
+# A hook the sweep uses to add caching and limits around each backend client.
+ClientWrapper = Callable[[ModelSpec, ClientContext, ChatCompletionClient], ChatCompletionClient]
+
+
+@dataclass
+class _Build:
+    """What the agent factory made, kept for usage, visibility and the team config."""
+
+    clients: dict[str, RecordingClient] = field(default_factory=dict)
+    roles: dict[str, Role] = field(default_factory=dict)
+    config: list[dict[str, Any]] = field(default_factory=list)
+
+
+def classify_error(exc: BaseException) -> str:
+    """A short, countable category for an exception raised by a model call."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    if name == "RateLimitError":
+        return "rate_limited"
+    if name in ("APITimeoutError", "TimeoutError") or isinstance(exc, asyncio.TimeoutError):
+        return "timeout"
+    if name == "APIConnectionError":
+        return "connection_error"
+    if isinstance(status, int):
+        return f"http_{status}"
+    if isinstance(exc, ValueError) and "json" in str(exc).lower():
+        return "bad_response"
+    return name
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 500 else text[:500] + "…"
+
+
+def _failed_agent(build: _Build) -> str:
+    for name, client in build.clients.items():
+        if client.last_error is not None:
+            return name
+    return "team"
+
+
+async def run_episode(
+    scenario: Scenario,
+    condition: Condition | str,
+    *,
+    models: Mapping[str, str],
+    seed: int = 1,
+    topology: str | TopologySpec | None = None,
+    params: Mapping[str, RoleParams] | None = None,
+    endpoints: Mapping[str, EndpointConfig] | None = None,
+    twin: bool = False,
+    on_hop: HopCallback | None = None,
+    client_wrapper: ClientWrapper | None = None,
+) -> EpisodeRecord:
+    """Run one episode of `condition` on `scenario` and return its record.
+
+    Args:
+        scenario: the task.
+        condition: a condition id or Condition from the registry.
+        models: model spec per role (`reviewer`, `transformer`, `executor`).
+        seed: episode seed; also the models' sampling seed unless a role sets its own.
+        topology: None for the condition's own topology, or `NAME[:k=v,...]` / a TopologySpec.
+        params: generation parameters per role.
+        endpoints: limits and structured-output mode per OpenAI-compatible base URL.
+        twin: run the benign twin (the blocker is resolved).
+        on_hop: called with each scored hop as it is transmitted (the live console).
+        client_wrapper: wraps each backend client (response cache, limits).
+    """
+    cond = get_condition(condition) if isinstance(condition, str) else condition
+    if not cond.runnable:
+        raise ValueError(f"condition {cond.id} ({cond.topology}) cannot be run as a live episode yet")
+    twin = twin or cond.family == "twin"
+    if twin and scenario.resolution is None:
+        raise ValueError(f"task {scenario.id} has no resolution, so it has no benign twin")
+    topo = topology if isinstance(topology, TopologySpec) else parse_topology(topology, cond)
+    specs = {r: parse_model_spec(models[r]) for r in ROLES}
+    role_params = {r: (params or {}).get(r, RoleParams()) for r in ROLES}
+    endpoints = endpoints or {}
+
+    def endpoint_for(spec: ModelSpec) -> EndpointConfig | None:
+        return endpoints.get(spec.endpoint) if spec.backend == "openai" else None
+
+    structured = {r: e.structured_output for r in ROLES if (e := endpoint_for(specs[r])) is not None}
+    spec = EpisodeSpec(task=scenario.id, task_hash=task_hash(scenario), condition=cond.id, topology=topo,
+                       seed=seed, models={r: str(specs[r]) for r in ROLES}, params=role_params,
+                       structured=structured, twin=twin)
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    build = _Build()
+    errors: list[EpisodeError] = []
+
+    def client_for(role: Role, agent: str, hop: int, json_output: type[ExecutorDecision] | None) -> RecordingClient:
+        ms = specs[role]
+        ctx = ClientContext(
+            role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=seed,
+            params=role_params[role], hop=hop, requested_action=scenario.requested_action.id,
+            fallback_action=scenario.blocker.fallback_action, endpoint=endpoint_for(ms),
+        )
+        inner = build_model_client(ms, ctx)
+        if client_wrapper is not None:
+            inner = client_wrapper(ms, ctx, inner)
+        rec = RecordingClient(inner=inner, agent=agent, json_output=json_output)
+        build.clients[agent] = rec
+        return rec
+
+    def make_agent(name: str, role: Role, system_message: str, *, include_sources: list[str] | None = None,
+                   exclude_sources: list[str] | None = None, last_n: int | None = None,
+                   hop: int = 0) -> AssistantAgent:
+        context = SourceFilterContext(include_sources, exclude_sources, last_n)
+        build.roles[name] = role
+        build.config.append({"name": name, "role": role, "model": str(specs[role]),
+                             "params": role_params[role].model_dump(), "system_message": system_message,
+                             "context": context.dump_component().model_dump(mode="json")["config"]})
+        return AssistantAgent(name, model_client=client_for(role, name, hop, None),
+                              system_message=system_message, model_context=context)
+
+    sidecar = Sidecar(scenario, build.roles, on_hop)
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
+    plan = get_topology(topo.name).builder(TopologyContext(scenario, cond, make_agent, runtime), dict(topo.params))
+    team_config = {"team": type(plan.team).__name__, "topology": topo.model_dump(),
+                   "order": [p.name for p in plan.participants], "agents": build.config}
+
+    runtime.start()
+    try:
+        await plan.team.run(task=prompts.reviewer_task(scenario, twin))
+    except Exception as exc:
+        errors.append(EpisodeError(where=_failed_agent(build), kind=classify_error(exc), message=_short(exc)))
+    finally:
+        try:
+            await runtime.stop_when_idle()
+        except Exception:  # a failed run can leave the runtime stopped already
+            pass
+    errors += [EpisodeError(where="checker", kind="sidecar_error", message=m) for m in sidecar.errors]
+
+    hops = sidecar.hops
+    artifact_hops = [h for h in hops if h.sender == plan.artifact_agent]
+    artifact_text = artifact_hops[-1].text if artifact_hops else ""
+    if not artifact_hops and not errors:
+        errors.append(EpisodeError(where=plan.artifact_agent, kind="no_artifact", message="no handoff was produced"))
+    artifact = ArtifactRecord(text=artifact_text, score=score_artifact(scenario, artifact_text))
+
+    executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops))
+
+    reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
+    identified = reviewer_hop is not None and (
+        (not reviewer_hop.score.fields.status) if twin else reviewer_hop.score.state == "preserved"
+    )
+    first_break = next((h.index for h in hops if h.score.state != "preserved"), None)
+
+    visibility: dict[str, list[str]] = {r: [] for r in ROLES}
+    usage: dict[str, RoleUsage] = {r: RoleUsage() for r in ROLES}
+    for agent, client in build.clients.items():
+        role = build.roles.get(agent, "executor")
+        u = usage[role]
+        for call in client.calls:
+            visibility[role].extend(call.received)
+            u.prompt_tokens += call.prompt_tokens
+            u.completion_tokens += call.completion_tokens
+            u.calls += 1
+            u.latency_s += call.latency_s
+            u.cached_calls += int(call.cached)
+    # The executor may see the artifact; nothing else of the full record.
+    isolation = audit(scenario, visibility["executor"], [artifact_text])
+    upstream = [h.text for h in hops]
+    transformer_iso = audit(scenario, visibility["transformer"], upstream)
+    if not transformer_iso.ok:
+        errors.append(EpisodeError(where="transformer", kind="isolation_leak",
+                                   message="; ".join(transformer_iso.leaks)[:500]))
+
+    sim_truth: list[dict[str, Any]] | None = None
+    for client in build.clients.values():
+        truth = getattr(client.inner, "truth", None)
+        if isinstance(truth, list) and truth:
+            sim_truth = (sim_truth or []) + truth
+
+    return EpisodeRecord(
+        key=spec.key(), task=scenario.id, task_hash=spec.task_hash, condition=cond.id, topology=topo, seed=seed,
+        models=spec.models, simulated=any(s.simulated for s in specs.values()), reviewer_identified=identified,
+        hops=hops, artifact=artifact, first_break_hop=first_break, executor=executor_out, visibility=visibility,
+        isolation=isolation, usage=usage, errors=errors, checker_version=CHECKER_VERSION, twin=twin,
+        params={r: p.model_dump() for r, p in role_params.items()}, team_config=team_config, sim_truth=sim_truth,
+        started_at=started.isoformat(), duration_s=round(time.perf_counter() - t0, 4),
+    )
+
+
+async def _run_executor(scenario: Scenario, cond: Condition, artifact_text: str,
+                        client_for: Callable[..., RecordingClient], errors: list[EpisodeError],
+                        ran_team: bool) -> ExecutorOutcome:
+    raw = ""
+    if ran_team:
+        client = client_for("executor", "executor", 0, ExecutorDecision)
+        executor = AssistantAgent("executor", model_client=client, system_message=prompts.render("executor"),
+                                  model_context=SourceFilterContext(include_sources=["user"]))
+        try:
+            result = await executor.run(task=prompts.executor_task(scenario, cond, artifact_text))
+            raw = result.messages[-1].to_text() if result.messages else ""
+        except Exception as exc:
+            errors.append(EpisodeError(where="executor", kind=classify_error(exc), message=_short(exc)))
+    decision = parse_decision(scenario, raw, artifact_text)
+    if ran_team and not decision.parse_ok:
+        errors.append(EpisodeError(where="executor", kind="parse_error",
+                                   message=f"{decision.problem}; action by rule '{decision.action_rule}'"))
+    act = score_action(scenario, decision.action)
+    return ExecutorOutcome(action=decision.action, blocker_recognized=decision.blocker_recognized,
+                           rationale=decision.rationale, parse_ok=decision.parse_ok,
+                           action_rule=decision.action_rule, forbidden=act.forbidden, raw=raw)
+
+
+def run_episode_sync(scenario: Scenario, condition: str, **kw: Any) -> EpisodeRecord:
+    return asyncio.run(run_episode(scenario, condition, **kw))
+
+
+__all__ = ["ClientWrapper", "Hop", "Isolation", "TopologySpec", "classify_error", "run_episode", "run_episode_sync"]

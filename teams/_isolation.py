@@ -1,0 +1,42 @@
+"""Context-isolation audit: no sentence that only the full record holds may reach the executor."""
+
+from __future__ import annotations
+
+import re
+
+from mustmaybe.scenarios import Scenario
+
+from ._record import Isolation
+
+_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_MIN_WORDS = 4  # shorter fragments ("Policy VR-4:") are too generic to call a leak
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def private_sentences(scenario: Scenario) -> list[str]:
+    """Sentences of full_context that appear in neither visible_notes nor the goal."""
+    public = _norm(scenario.visible_notes + " " + scenario.goal)
+    out = []
+    for raw in _SPLIT.split(scenario.full_context):
+        s = raw.strip()
+        if len(s.split()) >= _MIN_WORDS and _norm(s) and _norm(s) not in public:
+            out.append(s)
+    return out
+
+
+def audit(scenario: Scenario, received: list[str], allowed: list[str]) -> Isolation:
+    """Leaks in `received` outside the `allowed` texts (the artifact, and upstream agents' outputs)."""
+    private = [(s, _norm(s)) for s in private_sentences(scenario)]
+    leaks: list[str] = []
+    allowed_norm = [_norm(a) for a in allowed if a.strip()]
+    for text in received:
+        t = _norm(text)
+        for a in allowed_norm:
+            t = t.replace(a, " ")
+        for raw, n in private:
+            if n in t and raw not in leaks:
+                leaks.append(raw)
+    return Isolation(ok=not leaks, leaks=leaks)

@@ -1,0 +1,77 @@
+"""The topology registry: a topology name maps to a builder of an AutoGen team.
+
+Scenarios must not import teams, so conditions name topologies by string; a test checks that
+every condition's topology is registered here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import ChatAgent, Team
+
+from mustmaybe.scenarios import Condition, Scenario
+
+from ._record import Role
+
+
+@dataclass
+class TeamPlan:
+    """A built team: the AutoGen team, who plays which role, and whose last message is the artifact."""
+
+    team: Team
+    roles: dict[str, Role]
+    artifact_agent: str
+    participants: list[ChatAgent] = field(default_factory=list)
+
+
+# make_agent(name, role, system_message, *, include_sources, exclude_sources, last_n, hop) -> agent
+AgentFactory = Callable[..., AssistantAgent]
+
+
+@dataclass
+class TopologyContext:
+    scenario: Scenario
+    condition: Condition
+    make_agent: AgentFactory
+    runtime: Any
+
+
+@dataclass(frozen=True)
+class TopologyInfo:
+    name: str
+    builder: Callable[[TopologyContext, dict[str, Any]], TeamPlan]
+    params: dict[str, type]
+    defaults: dict[str, Any]
+    description: str
+    transforms: frozenset[str] | None  # transforms it can run; None = any single-output transform
+
+
+_REGISTRY: dict[str, TopologyInfo] = {}
+
+
+def topology(name: str, *, params: dict[str, type], defaults: dict[str, Any], description: str,
+             transforms: frozenset[str] | None = None) -> Callable[[Callable[..., TeamPlan]], Callable[..., TeamPlan]]:
+    """Register a team builder under `name`; a duplicate name raises ValueError."""
+
+    def deco(fn: Callable[..., TeamPlan]) -> Callable[..., TeamPlan]:
+        if name in _REGISTRY:
+            raise ValueError(f"topology '{name}' is already registered")
+        _REGISTRY[name] = TopologyInfo(name, fn, params, defaults, description, transforms)
+        return fn
+
+    return deco
+
+
+def topology_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_topology(name: str) -> TopologyInfo:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise LookupError(f"unknown topology '{name}'; known: {', '.join(topology_names())}") from None

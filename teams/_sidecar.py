@@ -1,0 +1,65 @@
+"""The sidecar checker: scores every transmitted message as the team runs.
+
+It is an InterventionHandler on the episode's own runtime (AUTOGEN_NOTES §4, option B), so it sees
+each message before the next agent's model call. The agents never see the scores. It must never
+raise or drop a message: either would hang the team.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from autogen_agentchat.teams._group_chat._events import GroupChatAgentResponse
+from autogen_core import DefaultInterventionHandler
+
+from mustmaybe.checker import score_artifact
+from mustmaybe.scenarios import Scenario
+
+from ._record import Hop, Role
+
+warnings.filterwarnings("ignore", message="Intervention handler on_response returned None")
+log = logging.getLogger(__name__)
+
+HopCallback = Callable[[Hop], None]
+
+
+class Sidecar(DefaultInterventionHandler):
+    """Collects and scores each agent response published to the group topic."""
+
+    def __init__(self, scenario: Scenario, roles: dict[str, Role], on_hop: HopCallback | None = None) -> None:
+        self.scenario = scenario
+        self.roles = roles
+        self.on_hop = on_hop
+        self.hops: list[Hop] = []
+        self.errors: list[str] = []
+
+    async def on_publish(self, message: Any, *, message_context: Any) -> Any:
+        try:
+            topic = message_context.topic_id
+            if topic is not None and topic.type.startswith("group_topic_") and isinstance(
+                message, GroupChatAgentResponse
+            ):
+                self._record(message)
+        except Exception as exc:  # never let scoring break or hang the team
+            log.exception("sidecar failed to score a message")
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+        return message
+
+    def _record(self, message: GroupChatAgentResponse) -> None:
+        chat = message.response.chat_message
+        source = chat.source
+        role = self.roles.get(source)
+        if role is None:  # pressure material (the plan board), not a carrier of the blocker
+            return
+        text = chat.to_text()
+        hop = Hop(index=len(self.hops), role=role, sender=source, text=text,
+                  score=score_artifact(self.scenario, text))
+        self.hops.append(hop)
+        if self.on_hop is not None:
+            try:
+                self.on_hop(hop)
+            except Exception:
+                log.exception("on_hop callback failed")

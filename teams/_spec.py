@@ -1,0 +1,81 @@
+"""Episode inputs and their key: a digest of exactly what determines the episode."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mustmaybe.agents import RoleParams, StructuredMode
+from mustmaybe.scenarios import Condition
+
+from ._record import ROLES, TopologySpec
+from ._registry import get_topology
+from ._topologies import COMPATIBLE
+
+
+class EpisodeSpec(BaseModel):
+    """task × condition × topology × role-models × seed (plus the parameters that change outputs)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task: str
+    task_hash: str
+    condition: str
+    topology: TopologySpec
+    seed: int
+    models: dict[str, str] = Field(description="Canonical model spec per role.")
+    params: dict[str, RoleParams] = Field(default_factory=dict)
+    structured: dict[str, StructuredMode] = Field(default_factory=dict, description="Per-role structured mode.")
+    twin: bool = False
+
+    def key(self) -> str:
+        """sha256 of the canonical JSON of the inputs: same inputs, same key, in any process."""
+        body = self.model_dump(mode="json")
+        return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _coerce(name: str, key: str, value: str, kind: type) -> Any:
+    if kind is bool:
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"topology {name}: parameter '{key}' must be true or false, not '{value}'")
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"topology {name}: parameter '{key}' must be {kind.__name__}, not '{value}'") from None
+
+
+def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
+    """`None`/'default' → the condition's own topology; else `NAME[:key=value,...]`, checked."""
+    if text is None or text == "default":
+        info = get_topology(condition.topology)
+        return TopologySpec(name=info.name, params={**info.defaults, **condition.topology_params})
+    name, _, rest = text.partition(":")
+    info = get_topology(name.strip())
+    params: dict[str, Any] = dict(info.defaults)
+    if name == condition.topology:
+        params.update(condition.topology_params)
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"topology {name}: expected key=value, got '{item}'")
+        if key not in info.params:
+            known = ", ".join(info.params) or "none"
+            raise ValueError(f"topology {name}: unknown parameter '{key}' (known: {known})")
+        params[key] = _coerce(name, key, value, info.params[key])
+    if condition.transform not in COMPATIBLE.get(info.name, frozenset()):
+        ok = sorted(t for t, transforms in COMPATIBLE.items() if condition.transform in transforms)
+        raise ValueError(
+            f"condition {condition.id} ({condition.transform}) cannot run under topology '{info.name}'; "
+            f"compatible: {', '.join(ok)}"
+        )
+    return TopologySpec(name=info.name, params=params)
+
+
+def default_params() -> dict[str, RoleParams]:
+    return {r: RoleParams() for r in ROLES}
