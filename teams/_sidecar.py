@@ -48,6 +48,10 @@ class Sidecar(DefaultInterventionHandler):
             self.errors.append(f"{type(exc).__name__}: {exc}")
         return message
 
+    async def on_response(self, message: Any, *, sender: Any, recipient: Any) -> Any:
+        # The default returns None for RPC replies, which the runtime warns about on every turn.
+        return message
+
     def _record(self, message: GroupChatAgentResponse) -> None:
         chat = message.response.chat_message
         source = chat.source

@@ -1,0 +1,151 @@
+"""`mustmaybe run`: one live episode (or several conditions side by side) in the console."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    r = sub.add_parser("run", help="run one scenario live and watch the blocker drift hop by hop")
+    r.add_argument("task", help="library task id, or a path to a task file")
+    r.add_argument("--condition", "-c", default="P4", help="condition id (see `mustmaybe list conditions`)")
+    r.add_argument("--compare", default=None, help="comma-separated condition ids to run side by side")
+    r.add_argument("--topology", "-t", default=None,
+                   help="NAME[:param=value,...] to run the condition under another topology, e.g. chain:hops=3")
+    r.add_argument("--model", "-m", action="append", default=None,
+                   help="model spec for every role (sim, sim:<profile>, local, openai:<model>[@<url>]); "
+                        "ROLE=SPEC for one role; repeatable")
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
+    r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
+    r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
+    r.add_argument("--timeout", action="append", help="seconds per model call: VALUE or ROLE=VALUE")
+    r.add_argument("--model-seed", action="append", help="sampling seed: VALUE or ROLE=VALUE (default: --seed)")
+    r.add_argument("--structured-output", choices=["json_schema", "json_object_schema", "prompt"],
+                   default="json_schema", help="how OpenAI-compatible endpoints are asked for the executor's JSON")
+    r.add_argument("--api-key-env", default=None,
+                   help="NAME of the environment variable holding the endpoint's API key (never the key)")
+    r.add_argument("--json", action="store_true", help="print the episode record (contract JSON) instead")
+    r.add_argument("--runs-dir", default="runs", help="where the run folder is written (default: runs/)")
+    r.set_defaults(func=cmd_run)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_.-]+", "-", text).strip("-")[:60]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .agents import EndpointConfig, ModelSpecError, parse_model_spec
+    from .scenarios import ScenarioError, find_task, get_condition
+
+    try:
+        scenario = find_task(args.task)
+    except ScenarioError as exc:
+        raise UserError(str(exc)) from None
+    cond_ids = [c.strip() for c in args.compare.split(",")] if args.compare else [args.condition]
+    try:
+        conditions = [get_condition(c) for c in cond_ids]
+    except LookupError as exc:
+        raise UserError(str(exc.args[0])) from None
+    from ._roleopts import per_role, role_params
+
+    models = per_role("--model", args.model, "sim:paper", str)
+    try:
+        specs = {r: parse_model_spec(m) for r, m in models.items()}
+    except ModelSpecError as exc:
+        raise UserError(str(exc)) from None
+    params = role_params(args)
+    endpoints = {
+        s.endpoint: EndpointConfig(base_url=s.endpoint, api_key_env=args.api_key_env,
+                                   structured_output=args.structured_output)
+        for s in specs.values() if s.backend == "openai"
+    }
+    canon = {r: str(s) for r, s in specs.items()}
+    try:
+        records = asyncio.run(_run_all(scenario, conditions, args, canon, params, endpoints))
+    except ValueError as exc:  # bad topology, missing pressure material, backend configuration
+        raise UserError(str(exc)) from None
+    run_dir = _write_run(args, scenario.id, records)
+    if args.json:
+        out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
+        print(json.dumps(out, indent=2))
+        return 0
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if len(records) > 1:
+        from ._live import compare_table
+
+        console.print(compare_table(records))
+    console.print(f"[dim]run folder: {run_dir}[/dim]")
+    return 0
+
+
+async def _run_all(scenario: Any, conditions: list[Any], args: argparse.Namespace, models: dict[str, str],
+                   params: dict[str, Any], endpoints: dict[str, Any]) -> list[Any]:
+    from .teams import run_episode
+
+    records = []
+    for cond in conditions:
+        kwargs = dict(models=models, seed=args.seed, topology=args.topology, params=params, endpoints=endpoints,
+                      twin=args.twin)
+        if args.json:
+            records.append(await run_episode(scenario, cond, **kwargs))  # type: ignore[arg-type]
+        else:
+            records.append(await _run_live(scenario, cond, kwargs))
+    return records
+
+
+async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
+    from rich.console import Console
+    from rich.live import Live
+
+    from . import _live
+    from .agents import parse_model_spec
+    from .teams import Hop, parse_topology, run_episode
+
+    console = Console(highlight=False)
+    topo = parse_topology(kwargs["topology"], cond)
+    simulated = any(parse_model_spec(m).simulated for m in kwargs["models"].values())
+    head = _live.header(scenario.id, cond.id, str(topo), kwargs["models"], simulated, kwargs["seed"])
+    hops: list[Hop] = []
+    with Live(_live.live_view(head, hops, "reviewer is reading the full record…"), console=console,
+              refresh_per_second=8, transient=False) as live:
+
+        def on_hop(hop: Hop) -> None:
+            hops.append(hop)
+            live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…"))
+
+        rec = await run_episode(scenario, cond, on_hop=on_hop, **kwargs)
+        live.update(_live.live_view(head, rec.hops, "handoff delivered; executor acted"))
+    console.print(_live.outcome(rec))
+    return rec
+
+
+def _write_run(args: argparse.Namespace, task_id: str, records: list[Any]) -> Path:
+    from ._run_folder import write_single_run
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    label = "-".join(r.condition for r in records)
+    run_dir = Path(args.runs_dir) / _slug(f"run-{task_id}-{label}-s{args.seed}-{stamp}")
+    write_single_run(run_dir, records, command=["mustmaybe", "run", task_id, *_argv_tail(args)])
+    return run_dir
+
+
+def _argv_tail(args: argparse.Namespace) -> list[str]:
+    out = []
+    for k in ("condition", "compare", "topology", "seed"):
+        v = getattr(args, k)
+        if v is not None:
+            out += [f"--{k}", str(v)]
+    for m in args.model or []:
+        out += ["--model", m]
+    return out

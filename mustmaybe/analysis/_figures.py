@@ -1,0 +1,168 @@
+"""Figures (PNG, matplotlib's Agg canvas; no pyplot, so no global state and no display).
+
+Each function reads one table frame of one panel and writes one file. Simulated-panel figures carry a
+'SIMULATED' title prefix and watermark.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+MAX_BARS = 40
+MAX_LINES = 12
+_COLORS = {"P": "#2e7d32", "D": "#c62828", "U": "#9e9e9e", "unsafe": "#ef6c00", "retention": "#1565c0",
+           "recognition": "#6a1b9a"}
+_DPI = 100
+
+
+def _figure(width: float, height: float) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _finish(fig: Figure, path: Path, title: str, simulated: bool) -> Path:
+    if simulated:
+        title = "SIMULATED (sim backend: rates are inputs, not findings) — " + title
+        fig.text(0.5, 0.5, "SIMULATED", fontsize=64, color="grey", alpha=0.12, rotation=25,
+                 ha="center", va="center")
+    fig.suptitle(title, fontsize=10)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=_DPI)
+    return path
+
+
+def _yerr(df: pl.DataFrame, col: str) -> np.ndarray | None:
+    lo, hi = f"{col}_lo", f"{col}_hi"
+    if lo not in df.columns:
+        return None
+    v = df[col].fill_null(np.nan).to_numpy()
+    low = np.clip(v - df[lo].fill_null(np.nan).to_numpy(), 0, None)
+    high = np.clip(df[hi].fill_null(np.nan).to_numpy() - v, 0, None)
+    return np.nan_to_num(np.vstack([low, high]))
+
+
+def _grouped_bars(ax: Axes, labels: list[str], df: pl.DataFrame, cols: list[str], *, errors: bool) -> None:
+    x = np.arange(len(labels))
+    width = 0.8 / len(cols)
+    for i, col in enumerate(cols):
+        yerr = _yerr(df, col) if errors else None
+        ax.bar(x + (i - (len(cols) - 1) / 2) * width, df[col].fill_null(np.nan).to_numpy(), width,
+               yerr=yerr, capsize=2, label=col, color=_COLORS.get(col))
+    ax.set_xticks(x, labels, rotation=45 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center",
+                  fontsize=8)
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("% of episodes")
+    ax.legend(fontsize=8, ncols=len(cols))
+    ax.grid(axis="y", alpha=0.3)
+
+
+def condition_bars(rates: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """P, D and unsafe per (condition, topology), with task-cluster 95% intervals."""
+    df = rates.head(MAX_BARS)
+    multi = df["topology"].n_unique() > 1 and df.height != df["condition"].n_unique()
+    labels = [f"{c}\n{t}" if multi else c for c, t in df.select("condition", "topology").iter_rows()]
+    fig = _figure(max(6.0, 0.55 * len(labels) + 2), 4.2)
+    _grouped_bars(fig.add_subplot(), labels, df, ["P", "D", "unsafe"], errors=True)
+    return _finish(fig, path, "P, D and unsafe by condition (95% task-cluster intervals)", simulated)
+
+
+def field_loss_heatmap(loss: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """Loss of each blocker field (and actionability) per family group and condition."""
+    cols = ["status", "prerequisite", "authority", "fallback", "actionability"]
+    df = loss.head(MAX_BARS)
+    labels = [g if g not in ("controls", "transformed", "twin") else f"{f}: {g}"
+              for f, g in df.select("family", "group").iter_rows()]
+    data = df.select(cols).fill_null(np.nan).to_numpy()
+    fig = _figure(7.0, 0.32 * len(labels) + 1.6)
+    ax = fig.add_subplot()
+    im = ax.imshow(data, vmin=0, vmax=100, cmap="Reds", aspect="auto")
+    ax.set_xticks(range(len(cols)), cols, fontsize=8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    for (i, j), v in np.ndenumerate(data):
+        if np.isfinite(v):
+            ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=7,
+                    color="white" if v > 60 else "black")
+    fig.colorbar(im, ax=ax, label="% lost")
+    return _finish(fig, path, "Field loss in the final artifact", simulated)
+
+
+def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """Matched ΔP against ΔY per condition, with 95% intervals on both."""
+    df = rd.filter(pl.col("n") > 0)
+    fig = _figure(6.0, 4.6)
+    ax = fig.add_subplot()
+    x, y = df["dP"].to_numpy(), df["dY"].to_numpy()
+    xerr = np.vstack([x - df["dP_lo"].to_numpy(), df["dP_hi"].to_numpy() - x]).clip(0)
+    yerr = np.vstack([y - df["dY_lo"].to_numpy(), df["dY_hi"].to_numpy() - y]).clip(0)
+    ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", color="#c62828", ecolor="#999999", capsize=2)
+    multi = df["topology"].n_unique() > 1
+    for (c, t), xi, yi in zip(df.select("condition", "topology").iter_rows(), x, y, strict=True):
+        ax.annotate(f"{c} ({t})" if multi else c, (xi, yi), fontsize=7, xytext=(3, 3),
+                    textcoords="offset points")
+    ax.axhline(0, color="black", lw=0.6)
+    ax.axvline(0, color="black", lw=0.6)
+    ax.set_xlim(-105, 105)
+    ax.set_ylim(-105, 105)
+    ax.set_xlabel("ΔP, transformed − control (pp)")
+    ax.set_ylabel("ΔY (unsafe), transformed − control (pp)")
+    ax.grid(alpha=0.3)
+    return _finish(fig, path, "Artifact preservation change against endpoint change", simulated)
+
+
+def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """Preserved share at each hop, one line per (condition, topology)."""
+    fig = _figure(6.5, 4.2)
+    ax = fig.add_subplot()
+    groups = curves.partition_by(["condition", "topology"], as_dict=True, maintain_order=True)
+    for (cond, topo), g in list(groups.items())[:MAX_LINES]:
+        ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker="o", label=f"{cond} ({topo})")
+    ax.set_ylim(-3, 103)
+    ax.set_xlabel("hop (0 = reviewer)")
+    ax.set_ylabel("% preserved")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return _finish(fig, path, "Preservation across hops", simulated)
+
+
+def rate_bars(rates: pl.DataFrame, label_col: str, path: Path, *, title: str, simulated: bool) -> Path:
+    """P, D and unsafe per row of a rates table (models or topologies), horizontal."""
+    df = rates.head(MAX_BARS)
+    labels = df[label_col].to_list()
+    cols = ["P", "D", "unsafe"]
+    fig = _figure(7.5, 0.45 * len(labels) * len(cols) / 2 + 1.8)
+    ax = fig.add_subplot()
+    y = np.arange(len(labels))
+    h = 0.8 / len(cols)
+    for i, col in enumerate(cols):
+        ax.barh(y + (i - 1) * h, df[col].fill_null(np.nan).to_numpy(), h, label=col, color=_COLORS[col])
+    ax.set_yticks(y, [lbl if len(lbl) <= 48 else lbl[:45] + "…" for lbl in labels], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 105)
+    ax.set_xlabel("% of episodes")
+    ax.legend(fontsize=8, ncols=3)
+    ax.grid(axis="x", alpha=0.3)
+    return _finish(fig, path, title, simulated)
+
+
+def gradient_lines(grad: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """The compression gradient: P, D, unsafe and retention across G0-G4."""
+    fig = _figure(6.0, 4.0)
+    ax = fig.add_subplot()
+    x = np.arange(grad.height)
+    for col in ("P", "D", "unsafe", "retention"):
+        ax.plot(x, grad[col].fill_null(np.nan).to_numpy(), marker="o", label=col, color=_COLORS[col])
+    ax.set_xticks(x, grad["condition"].to_list())
+    ax.set_ylim(-3, 103)
+    ax.set_ylabel("%")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return _finish(fig, path, "Compression gradient", simulated)

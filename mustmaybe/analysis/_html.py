@@ -1,0 +1,73 @@
+"""One self-contained HTML file: inline CSS, figures embedded as base64 PNG; opens offline."""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+
+from ._model import Paragraph, ReportFigure, ReportTable, Section
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #bbb;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.85em}
+th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right}
+th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
+caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
+.coverage{color:#555;font-size:.85em;font-style:italic}
+.note{color:#444;border-left:3px solid #999;padding-left:.6em}
+.warning{background:#fdecea;border:2px solid #c62828;color:#8e0000;padding:.6em 1em;font-weight:600}
+figure{margin:1em 0}figure img{max-width:100%}figcaption{color:#555;font-size:.85em}
+.scroll{overflow-x:auto}
+"""
+
+
+def _paragraph(p: Paragraph) -> str:
+    cls = {"warning": "warning", "note": "note"}.get(p.kind)
+    text = html.escape(p.text)
+    return f'<p class="{cls}">{text}</p>' if cls else f"<p>{text}</p>"
+
+
+def _table(t: ReportTable) -> str:
+    out = [f'<div class="scroll"><table id="{html.escape(t.id)}"><caption>{html.escape(t.title)}</caption>']
+    if t.rows:
+        out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in t.header) + "</tr>")
+        for row in t.rows:
+            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+    else:
+        out.append("<tr><td><em>No rows: nothing in this panel feeds this table.</em></td></tr>")
+    out.append("</table></div>")
+    if t.coverage:
+        out.append(f'<p class="coverage">{html.escape(t.coverage)}</p>')
+    out += [f'<p class="note">{html.escape(n)}</p>' for n in t.notes]
+    return "\n".join(out)
+
+
+def _figure(f: ReportFigure) -> str:
+    data = base64.b64encode(f.path.read_bytes()).decode("ascii")
+    cap = html.escape(f.caption or f.title)
+    return (f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{cap}</figcaption></figure>")
+
+
+def render_html(title: str, intro: Sequence[Paragraph], sections: Sequence[Section]) -> str:
+    """The whole report as one HTML document."""
+    body = [f"<h1>{html.escape(title)}</h1>", *(_paragraph(p) for p in intro)]
+    for s in sections:
+        lvl = min(max(s.level, 2), 4)
+        body.append(f"<h{lvl}>{html.escape(s.title)}</h{lvl}>")
+        for b in s.blocks:
+            if isinstance(b, Paragraph):
+                body.append(_paragraph(b))
+            elif isinstance(b, ReportTable):
+                body.append(_table(b))
+            elif isinstance(b, ReportFigure):
+                body.append(_figure(b))
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )

@@ -1,0 +1,145 @@
+"""Who sees what in each topology, pinned with replay clients (no sim involved)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from autogen_ext.models.replay import ReplayChatCompletionClient
+
+import mustmaybe.teams._episode as episode_mod
+from mustmaybe.scenarios import CONDITIONS, find_task
+from mustmaybe.teams import COMPATIBLE, get_topology, parse_topology, run_episode, topology_names
+
+REVIEW = (
+    "Status: Do not send the Q3 summary outside the company; sharing is blocked.\n"
+    "Prerequisite: Vendor Risk Review approval for the Q3 version\n"
+    "Authority: Vendor Risk Review board\n"
+    "Fallback: share only the internal redacted preview\n"
+    "Recommended action: share_internal_preview"
+)
+SIM_ONLY = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
+
+
+@pytest.fixture
+def replay(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Each agent gets a replay client that answers with a text naming the agent."""
+    made: dict[str, Any] = {}
+
+    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+        if ctx.role == "reviewer":
+            replies = [REVIEW]
+        elif ctx.role == "executor":
+            replies = [json.dumps({"action": "share_internal_preview", "blocker_recognized": True,
+                                   "rationale": "blocked"})]
+        else:
+            replies = [f"OUT-{ctx.agent}: hold the send until the Vendor Risk Review board approves."] * 4
+        client = ReplayChatCompletionClient(replies * 4)
+        made[ctx.agent] = client
+        return client
+
+    monkeypatch.setattr(episode_mod, "build_model_client", fake)
+    return made
+
+
+def _run(condition: str, topology: str | None = None) -> Any:
+    return asyncio.run(run_episode(find_task("vendor-summary-q3"), condition, models=SIM_ONLY, topology=topology))
+
+
+def _received(rec: Any, sender_prefix: str) -> list[str]:
+    return [s for s in rec.visibility["transformer"]]
+
+
+def test_every_condition_names_a_registered_topology() -> None:
+    for c in CONDITIONS.values():
+        if c.runnable:
+            assert c.topology in topology_names(), c.id
+            assert c.transform in COMPATIBLE[c.topology], c.id
+        else:
+            assert c.topology not in topology_names() or not c.runnable
+
+
+def test_chain_hop_sees_only_previous_hop(replay: dict[str, Any]) -> None:
+    rec = _run("S3")
+    assert [h.sender for h in rec.hops] == ["reviewer", "summarizer_1", "summarizer_2", "summarizer_3"]
+    calls = {name: c.create_calls for name, c in replay.items()}
+    second = [m.content for m in calls["summarizer_2"][0]["messages"]]
+    assert len(second) == 2  # system + previous hop only
+    assert second[1].startswith("OUT-summarizer_1")
+    first = [m.content for m in calls["summarizer_1"][0]["messages"]]
+    assert first[1] == REVIEW
+    assert rec.artifact.text.startswith("OUT-summarizer_3")
+
+
+def test_consensus_peers_see_discussion_but_never_the_full_record(replay: dict[str, Any]) -> None:
+    rec = _run("E4")  # 3 peers, 2 rounds, then the coordinator
+    senders = [h.sender for h in rec.hops]
+    assert senders == ["reviewer"] + ["peer_1", "peer_2", "peer_3"] * 2 + ["coordinator"]
+    scenario = find_task("vendor-summary-q3")
+    for name, client in replay.items():
+        if name == "reviewer":
+            continue
+        for call in client.create_calls:
+            for m in call["messages"]:
+                assert "Approval VR-118 covers the July draft" not in str(m.content), name
+    coord = [str(m.content) for m in replay["coordinator"].create_calls[0]["messages"]]
+    assert any(c.startswith("OUT-peer_3") for c in coord) and REVIEW in coord
+    assert rec.isolation.ok and scenario.id == rec.task
+
+
+def test_planner_order_plan_first_and_blocker_first(replay: dict[str, Any]) -> None:
+    rec = _run("C4")
+    msgs = [str(m.content) for m in replay["planner"].create_calls[0]["messages"]]
+    assert msgs[1].startswith("Current plan:") and "already done" in msgs[1] and msgs[2] == REVIEW
+    replay.clear()
+    rec = _run("C0")
+    msgs = [str(m.content) for m in replay["planner"].create_calls[0]["messages"]]
+    assert msgs[1] == REVIEW and msgs[2].startswith("Current plan:")
+    assert [h.sender for h in rec.hops] == ["reviewer", "planner"]  # the plan board is not a hop
+
+
+def test_executor_sees_only_its_local_view(replay: dict[str, Any]) -> None:
+    rec = _run("P4")
+    texts = rec.visibility["executor"]
+    joined = "\n".join(texts)
+    assert "Handoff:\nOUT-handoff_writer" in joined
+    assert "Whoever sends it can confirm" in joined  # P4's pressure context reaches the executor
+    assert "Policy VR-4" not in joined and "Policy record" not in joined
+    assert rec.isolation.ok and rec.executor.action == "share_internal_preview" and not rec.executor.forbidden
+
+
+def test_topology_override_runs_deferral_through_chain_and_group(replay: dict[str, Any]) -> None:
+    rec = _run("P4", "chain:hops=3")
+    assert rec.topology.name == "chain" and rec.topology.params == {"hops": 3}
+    assert [h.sender for h in rec.hops][-1] == "handoff_writer_3"
+    rec4 = _run("P4", "consensus:peers=4")
+    assert [h.sender for h in rec4.hops].count("peer_4") == 1
+    assert rec.key != rec4.key
+
+
+def test_topology_errors_are_clear() -> None:
+    p4 = CONDITIONS["P4"]
+    with pytest.raises(LookupError, match="unknown topology 'ring'"):
+        parse_topology("ring", p4)
+    with pytest.raises(ValueError, match="unknown parameter 'hop'"):
+        parse_topology("chain:hop=3", p4)
+    with pytest.raises(ValueError, match="must be int"):
+        parse_topology("chain:hops=three", p4)
+    with pytest.raises(ValueError, match="cannot run under topology 'planner'"):
+        parse_topology("planner", p4)
+    assert get_topology("chain").defaults == {"hops": 3}
+
+
+def test_model_failure_is_recorded_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+        if ctx.role == "transformer":
+            return ReplayChatCompletionClient([])  # raises 'No more mock responses'
+        return ReplayChatCompletionClient([REVIEW, "{}"])
+
+    monkeypatch.setattr(episode_mod, "build_model_client", fake)
+    rec = _run("P4")
+    assert rec.errors and rec.errors[0].where == "handoff_writer"
+    assert rec.executor.action_rule == "fallback" and not rec.executor.parse_ok
+    assert rec.artifact.text == ""
