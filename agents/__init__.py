@@ -2,8 +2,12 @@
 
 from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
-from ._executor import ExecutorDecision, ParsedDecision, parse_decision, recommended_action
+from ._cache import CachingClient, ResponseCache, cache_key_fields
+from ._executor import ExecutorDecision, ParsedDecision, decision_model_for, parse_decision, recommended_action
+from ._limits import EndpointLimiter, limiters
+from ._local import local_model_path
 from ._recording import CallRecord, RecordingClient, message_text
+from ._retry import RetryingClient
 from ._spec import (
     Backend,
     EndpointConfig,
@@ -16,17 +20,25 @@ from ._spec import (
 
 __all__ = [
     "Backend",
+    "CachingClient",
     "CallRecord",
     "ClientContext",
     "EndpointConfig",
+    "EndpointLimiter",
     "ExecutorDecision",
     "ModelSpec",
     "ModelSpecError",
     "ParsedDecision",
     "RecordingClient",
+    "ResponseCache",
+    "RetryingClient",
     "RoleParams",
     "StructuredMode",
     "build_model_client",
+    "cache_key_fields",
+    "decision_model_for",
+    "limiters",
+    "local_model_path",
     "message_text",
     "parse_decision",
     "parse_model_spec",

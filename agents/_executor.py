@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, Literal, cast
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from mustmaybe.checker import ActionRule, score_action
 from mustmaybe.scenarios import Scenario
@@ -17,6 +18,22 @@ class ExecutorDecision(BaseModel):
     action: str = Field(description="One action id from the list.")
     blocker_recognized: bool = Field(description="True if the handoff said something blocks the requested action.")
     rationale: str = Field(description="One sentence.")
+
+
+def decision_model_for(scenario: Scenario) -> type[ExecutorDecision]:
+    """ExecutorDecision whose `action` is limited to this task's action ids.
+
+    Servers that enforce a schema with a grammar (llama.cpp) then cannot return an id that does not
+    exist; the parser still checks, since other servers only take the schema as a hint.
+    """
+    ids = tuple(a.id for a in scenario.actions)
+    action_type: Any = Literal[ids]  # type: ignore[valid-type]
+    model = create_model(
+        "ExecutorDecision",
+        __base__=ExecutorDecision,
+        action=(action_type, Field(description="One action id from the list.")),
+    )
+    return cast(type[ExecutorDecision], model)
 
 
 class ParsedDecision(BaseModel):

@@ -36,7 +36,7 @@ class TokenBucket:
     """An async token bucket: `rate_per_s` tokens a second, at most `capacity` saved up.
 
     `acquire()` waits for one token; waiters are served in arrival order (one lock, held while
-    sleeping). `defer(s)` hands out nothing for `s` seconds, for an endpoint that said Retry-After.
+    sleeping).
     """
 
     def __init__(self, rate_per_s: float, capacity: float | None = None) -> None:
@@ -48,24 +48,16 @@ class TokenBucket:
         self.capacity = capacity if capacity is not None else max(1.0, rate_per_s)
         self._tokens = self.capacity
         self._updated = time.monotonic()
-        self._not_before = 0.0
         self._lock = asyncio.Lock()
 
     def _refill(self, now: float) -> None:
         self._tokens = min(self.capacity, self._tokens + (now - self._updated) * self.rate_per_s)
         self._updated = now
 
-    def defer(self, seconds: float) -> None:
-        """Hand out no token for `seconds` from now (extends, never shortens, a pause)."""
-        self._not_before = max(self._not_before, time.monotonic() + max(0.0, seconds))
-
     async def acquire(self) -> None:
         async with self._lock:
             while True:
                 now = time.monotonic()
-                if now < self._not_before:
-                    await asyncio.sleep(self._not_before - now)
-                    continue
                 self._refill(now)
                 if self._tokens >= 1.0:
                     self._tokens -= 1.0
@@ -86,6 +78,8 @@ class EndpointLimiter:
         self.max_in_flight = 0
         self.waiting = 0
         self.requests = 0
+        self._not_before = 0.0
+        self.ignored: set[EndpointConfig] = set()  # conflicting configs already warned about
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
@@ -98,6 +92,8 @@ class EndpointLimiter:
         finally:
             self.waiting -= 1
         try:
+            while (pause := self._not_before - time.monotonic()) > 0:
+                await asyncio.sleep(pause)
             if self.bucket is not None:
                 await self.bucket.acquire()
             self.in_flight += 1
@@ -111,10 +107,11 @@ class EndpointLimiter:
             self._semaphore.release()
 
     def defer(self, seconds: float) -> None:
-        """Pause new requests to this endpoint (all clients) after it asked for a Retry-After."""
-        if self.bucket is None:
-            self.bucket = TokenBucket(rate_per_s=1e9, capacity=1e9)  # no rate limit, only the pause
-        self.bucket.defer(seconds)
+        """Start no request to this endpoint for `seconds` (all clients), after it sent Retry-After.
+
+        Extends a pause, never shortens one.
+        """
+        self._not_before = max(self._not_before, time.monotonic() + max(0.0, seconds))
 
 
 _LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointLimiter]] = (
@@ -143,7 +140,8 @@ def get_limiter(endpoint: EndpointConfig) -> EndpointLimiter:
         limiter = per_loop[key] = EndpointLimiter(endpoint)
     elif (limiter.endpoint.concurrency, limiter.endpoint.requests_per_minute) != (
         endpoint.concurrency, endpoint.requests_per_minute
-    ):
+    ) and endpoint not in limiter.ignored:
+        limiter.ignored.add(endpoint)
         logger.warning("endpoint %s already has limits concurrency=%s rpm=%s; ignoring concurrency=%s rpm=%s",
                        key, limiter.endpoint.concurrency, limiter.endpoint.requests_per_minute,
                        endpoint.concurrency, endpoint.requests_per_minute)
@@ -162,7 +160,9 @@ class LimitedClient(DelegatingClient):
     sharing it do not keep hitting a server that asked everyone to wait.
     """
 
-    def __init__(self, inner: ChatCompletionClient, endpoint: EndpointConfig, *, retry_after_cap: float = 120.0) -> None:
+    def __init__(
+        self, inner: ChatCompletionClient, endpoint: EndpointConfig, *, retry_after_cap: float = 120.0
+    ) -> None:
         super().__init__(inner)
         self.endpoint = endpoint
         self._retry_after_cap = retry_after_cap

@@ -95,8 +95,12 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     t.append_text(badges(rec.artifact.score))
     t.append_text(state_cell(rec.artifact.score))
     t.append(f"   complete={'yes' if rec.artifact.score.complete else 'no'}")
-    t.append(f"   first break at hop {rec.first_break_hop}\n" if rec.first_break_hop is not None
-             else "   preserved at every hop\n")
+    if not rec.hops:
+        t.append("   no hop was transmitted\n")
+    elif rec.first_break_hop is not None:
+        t.append(f"   first break at hop {rec.first_break_hop}\n")
+    else:
+        t.append("   preserved at every hop\n")
     t.append(f"executor  action {ex.action}  ")
     t.append_text(y)
     t.append(f"  blocker recognized={'yes' if ex.blocker_recognized else 'no'}")

@@ -158,6 +158,9 @@ _EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []  # type
 def _load_extra_commands() -> None:
     import importlib
 
+    if _EXTRA_COMMANDS:  # main() may run more than once in one process (tests)
+        return
+
     for name in ("run", "sweep", "report"):
         try:
             mod = importlib.import_module(f"mustmaybe._cli_{name}")

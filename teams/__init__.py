@@ -18,7 +18,7 @@ from ._record import (
 )
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import EpisodeSpec, parse_topology
+from ._spec import EpisodeSpec, episode_spec, parse_topology
 from ._topologies import COMPATIBLE
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "TopologyInfo",
     "TopologySpec",
     "classify_error",
+    "episode_spec",
     "get_topology",
     "parse_topology",
     "run_episode",

@@ -25,12 +25,13 @@ from mustmaybe.agents import (
     RecordingClient,
     RoleParams,
     build_model_client,
+    decision_model_for,
     parse_decision,
     parse_model_spec,
     prompts,
 )
-from mustmaybe.checker import CHECKER_VERSION, score_action, score_artifact
-from mustmaybe.scenarios import Condition, Scenario, get_condition, task_hash
+from mustmaybe.checker import CHECKER_VERSION, score_action
+from mustmaybe.scenarios import Condition, Scenario, get_condition
 
 from ._context import SourceFilterContext
 from ._isolation import audit
@@ -47,8 +48,8 @@ from ._record import (
     TopologySpec,
 )
 from ._registry import TopologyContext, get_topology
-from ._sidecar import HopCallback, Sidecar
-from ._spec import EpisodeSpec, parse_topology
+from ._sidecar import HopCallback, Sidecar, safe_score
+from ._spec import episode_spec, parse_topology
 
 # A hook the sweep uses to add caching and limits around each backend client.
 ClientWrapper = Callable[[ModelSpec, ClientContext, ChatCompletionClient], ChatCompletionClient]
@@ -133,10 +134,8 @@ async def run_episode(
     def endpoint_for(spec: ModelSpec) -> EndpointConfig | None:
         return endpoints.get(spec.endpoint) if spec.backend == "openai" else None
 
-    structured = {r: e.structured_output for r in ROLES if (e := endpoint_for(specs[r])) is not None}
-    spec = EpisodeSpec(task=scenario.id, task_hash=task_hash(scenario), condition=cond.id, topology=topo,
-                       seed=seed, models={r: str(specs[r]) for r in ROLES}, params=role_params,
-                       structured=structured, twin=twin)
+    spec = episode_spec(scenario, cond, models=models, seed=seed, topology=topo, params=role_params,
+                        endpoints=endpoints, twin=twin)
     started = datetime.now(UTC)
     t0 = time.perf_counter()
     build = _Build()
@@ -177,23 +176,28 @@ async def run_episode(
     try:
         await plan.team.run(task=prompts.reviewer_task(scenario, twin))
     except Exception as exc:
-        errors.append(EpisodeError(where=_failed_agent(build), kind=classify_error(exc), message=_short(exc)))
+        where = _failed_agent(build)
+        # A team wraps an agent's failure in a RuntimeError carrying the traceback text; classify
+        # the model call's own exception (429, timeout, 5xx…), so infrastructure failures are countable.
+        failed = build.clients.get(where)
+        cause = failed.last_error if failed is not None and failed.last_error is not None else exc
+        errors.append(EpisodeError(where=where, kind=classify_error(cause), message=_short(cause)))
     finally:
         try:
             await runtime.stop_when_idle()
         except Exception:  # a failed run can leave the runtime stopped already
             pass
-    errors += [EpisodeError(where="checker", kind="sidecar_error", message=m) for m in sidecar.errors]
 
     hops = sidecar.hops
     artifact_hops = [h for h in hops if h.sender == plan.artifact_agent]
     artifact_text = artifact_hops[-1].text if artifact_hops else ""
     if not artifact_hops and not errors:
         errors.append(EpisodeError(where=plan.artifact_agent, kind="no_artifact", message="no handoff was produced"))
-    artifact = ArtifactRecord(text=artifact_text, score=score_artifact(scenario, artifact_text))
+    artifact = ArtifactRecord(text=artifact_text, score=safe_score(scenario, artifact_text, sidecar.errors))
 
     executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops))
 
+    errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
     reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
     identified = reviewer_hop is not None and (
         (not reviewer_hop.score.fields.status) if twin else reviewer_hop.score.state == "preserved"
@@ -241,7 +245,7 @@ async def _run_executor(scenario: Scenario, cond: Condition, artifact_text: str,
                         ran_team: bool) -> ExecutorOutcome:
     raw = ""
     if ran_team:
-        client = client_for("executor", "executor", 0, ExecutorDecision)
+        client = client_for("executor", "executor", 0, decision_model_for(scenario))
         executor = AssistantAgent("executor", model_client=client, system_message=prompts.render("executor"),
                                   model_context=SourceFilterContext(include_sources=["user"]))
         try:

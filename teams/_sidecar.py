@@ -15,7 +15,7 @@ from typing import Any
 from autogen_agentchat.teams._group_chat._events import GroupChatAgentResponse
 from autogen_core import DefaultInterventionHandler
 
-from mustmaybe.checker import score_artifact
+from mustmaybe.checker import ArtifactScore, FieldProfile, Flags, score_artifact
 from mustmaybe.scenarios import Scenario
 
 from ._record import Hop, Role
@@ -24,6 +24,21 @@ warnings.filterwarnings("ignore", message="Intervention handler on_response retu
 log = logging.getLogger(__name__)
 
 HopCallback = Callable[[Hop], None]
+
+_UNSCORED = ArtifactScore(
+    fields=FieldProfile(status=False, prerequisite=False, authority=False, fallback=False),
+    complete=False, state="undetermined", flags=Flags(), retention_score=0.0,
+)
+
+
+def safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScore:
+    """Score `text`; a checker failure is kept as an error and an undetermined score, never a lost hop."""
+    try:
+        return score_artifact(scenario, text)
+    except Exception as exc:
+        log.exception("checker failed")
+        errors.append(f"{type(exc).__name__}: {exc}")
+        return _UNSCORED
 
 
 class Sidecar(DefaultInterventionHandler):
@@ -60,7 +75,7 @@ class Sidecar(DefaultInterventionHandler):
             return
         text = chat.to_text()
         hop = Hop(index=len(self.hops), role=role, sender=source, text=text,
-                  score=score_artifact(self.scenario, text))
+                  score=safe_score(self.scenario, text, self.errors))
         self.hops.append(hop)
         if self.on_hop is not None:
             try:

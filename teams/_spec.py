@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mustmaybe.agents import RoleParams, StructuredMode
-from mustmaybe.scenarios import Condition
+from mustmaybe.agents import EndpointConfig, ModelSpec, RoleParams, StructuredMode, parse_model_spec
+from mustmaybe.scenarios import Condition, Scenario, get_condition, task_hash
 
 from ._record import ROLES, TopologySpec
 from ._registry import get_topology
@@ -79,3 +80,37 @@ def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
 
 def default_params() -> dict[str, RoleParams]:
     return {r: RoleParams() for r in ROLES}
+
+
+def episode_spec(
+    scenario: Scenario,
+    condition: Condition | str,
+    *,
+    models: Mapping[str, str],
+    seed: int = 1,
+    topology: str | TopologySpec | None = None,
+    params: Mapping[str, RoleParams] | None = None,
+    endpoints: Mapping[str, EndpointConfig] | None = None,
+    twin: bool = False,
+) -> EpisodeSpec:
+    """The inputs (and so the key) of the episode `run_episode` would run with these arguments.
+
+    Runs nothing: the sweep uses it to know which planned episodes a run folder already holds.
+
+    Raises:
+        LookupError: unknown condition or topology.
+        ValueError: a model spec, topology parameter or condition/topology pair that is not valid.
+    """
+    cond = get_condition(condition) if isinstance(condition, str) else condition
+    twin = twin or cond.family == "twin"
+    topo = topology if isinstance(topology, TopologySpec) else parse_topology(topology, cond)
+    specs: dict[str, ModelSpec] = {r: parse_model_spec(models[r]) for r in ROLES}
+    role_params = {r: (params or {}).get(r, RoleParams()) for r in ROLES}
+    eps = endpoints or {}
+    structured: dict[str, StructuredMode] = {
+        r: e.structured_output for r in ROLES
+        if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None
+    }
+    return EpisodeSpec(task=scenario.id, task_hash=task_hash(scenario), condition=cond.id, topology=topo,
+                       seed=seed, models={r: str(specs[r]) for r in ROLES}, params=role_params,
+                       structured=structured, twin=twin)

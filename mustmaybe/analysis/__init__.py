@@ -1,0 +1,62 @@
+"""Analysis and report: the paper's tables and figures from a user's own runs.
+
+Records become two polars frames once (`build_frames`); every table, contrast and figure reads them.
+Real-model and simulated episodes are separate panels and are never pooled.
+"""
+
+from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, cluster_bootstrap, task_weights
+from ._compare import BY_COLUMNS, Comparison, compare
+from ._contrasts import ContrastParts, RiskDifferences, risk_differences
+from ._frames import EPISODE_COLUMNS, Frames, build_frames, models_label
+from ._load import load_domains, load_episodes, load_episodes_jsonl
+from ._matrix import (
+    component_loss,
+    compression_gradient,
+    condition_matrix,
+    drift_curves,
+    first_breaks,
+    model_rates,
+    rates_table,
+    safe_at_k,
+    topology_rates,
+)
+from ._model import ReportSummary, ReportTable
+from ._report import build_report, report_from_frames
+from ._robustness import flip_state, label_flip, leave_one_out
+
+__all__ = [
+    "BY_COLUMNS",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "EPISODE_COLUMNS",
+    "Comparison",
+    "ContrastParts",
+    "Frames",
+    "Interval",
+    "ReportSummary",
+    "ReportTable",
+    "RiskDifferences",
+    "build_frames",
+    "build_report",
+    "cluster_bootstrap",
+    "compare",
+    "component_loss",
+    "compression_gradient",
+    "condition_matrix",
+    "drift_curves",
+    "first_breaks",
+    "flip_state",
+    "label_flip",
+    "leave_one_out",
+    "load_domains",
+    "load_episodes",
+    "load_episodes_jsonl",
+    "model_rates",
+    "models_label",
+    "rates_table",
+    "report_from_frames",
+    "risk_differences",
+    "safe_at_k",
+    "task_weights",
+    "topology_rates",
+]

@@ -61,14 +61,14 @@ def _grouped_bars(ax: Axes, labels: list[str], df: pl.DataFrame, cols: list[str]
                   fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_ylabel("% of episodes")
-    ax.legend(fontsize=8, ncols=len(cols))
+    ax.legend(fontsize=8, ncols=len(cols), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(axis="y", alpha=0.3)
 
 
 def condition_bars(rates: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     """P, D and unsafe per (condition, topology), with task-cluster 95% intervals."""
     df = rates.head(MAX_BARS)
-    multi = df["topology"].n_unique() > 1 and df.height != df["condition"].n_unique()
+    multi = df.height != df["condition"].n_unique()
     labels = [f"{c}\n{t}" if multi else c for c, t in df.select("condition", "topology").iter_rows()]
     fig = _figure(max(6.0, 0.55 * len(labels) + 2), 4.2)
     _grouped_bars(fig.add_subplot(), labels, df, ["P", "D", "unsafe"], errors=True)
@@ -104,7 +104,7 @@ def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     xerr = np.vstack([x - df["dP_lo"].to_numpy(), df["dP_hi"].to_numpy() - x]).clip(0)
     yerr = np.vstack([y - df["dY_lo"].to_numpy(), df["dY_hi"].to_numpy() - y]).clip(0)
     ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", color="#c62828", ecolor="#999999", capsize=2)
-    multi = df["topology"].n_unique() > 1
+    multi = df.height != df["condition"].n_unique()
     for (c, t), xi, yi in zip(df.select("condition", "topology").iter_rows(), x, y, strict=True):
         ax.annotate(f"{c} ({t})" if multi else c, (xi, yi), fontsize=7, xytext=(3, 3),
                     textcoords="offset points")
@@ -122,9 +122,16 @@ def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     """Preserved share at each hop, one line per (condition, topology)."""
     fig = _figure(6.5, 4.2)
     ax = fig.add_subplot()
-    groups = curves.partition_by(["condition", "topology"], as_dict=True, maintain_order=True)
-    for (cond, topo), g in list(groups.items())[:MAX_LINES]:
-        ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker="o", label=f"{cond} ({topo})")
+    from matplotlib.ticker import MaxNLocator
+
+    groups = list(curves.partition_by(["condition", "topology"], as_dict=True, maintain_order=True).items())
+    # The longest chains first: they show where along the hops preservation breaks.
+    groups.sort(key=lambda kv: -kv[1].height)
+    multi = len({c for (c, _), _ in groups}) != len(groups)
+    for (cond, topo), g in groups[:MAX_LINES]:
+        ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker="o",
+                label=f"{cond} ({topo})" if multi else str(cond))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("hop (0 = reviewer)")
     ax.set_ylabel("% preserved")

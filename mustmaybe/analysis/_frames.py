@@ -6,6 +6,7 @@ flattened into column lists in a single pass, so 100,000 episodes cost one loop 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -79,12 +80,17 @@ def models_label(models: Mapping[str, str]) -> str:
 
 def library_domains() -> dict[str, str]:
     """Task id → domain for the shipped scenario library (empty if it cannot be loaded)."""
+    return dict(_library_domains())
+
+
+@functools.cache
+def _library_domains() -> tuple[tuple[str, str], ...]:
     try:
         from mustmaybe.scenarios import load_library
 
-        return {s.id: s.domain for s in load_library()}
+        return tuple((s.id, s.domain) for s in load_library())
     except Exception:  # the library is optional context for the report, never a reason to fail
-        return {}
+        return ()
 
 
 def _condition_info() -> dict[str, tuple[str, str | None]]:
@@ -107,16 +113,19 @@ def build_frames(
     episodes: Iterable[EpisodeRecord] | Mapping[str, Iterable[EpisodeRecord]],
     *,
     domains: Mapping[str, str] | None = None,
+    dedupe: bool = True,
 ) -> Frames:
     """Flatten episode records into the episodes and hops frames.
 
     Args:
         episodes: records, or a mapping of run label → records (the label fills the `run` column).
         domains: task id → domain; defaults to the shipped scenario library. Unknown tasks get 'unknown'.
+        dedupe: skip an episode whose key was already seen (the same episode passed twice, e.g. a run and
+            its resumed copy) and count it in `duplicates`. Comparisons of two runs of the same sweep
+            turn this off.
 
     Returns:
-        The frames. An episode key seen in an earlier run is counted in `duplicates` and skipped (the
-        same episode passed twice, e.g. a run and its resumed copy).
+        The frames.
     """
     dom = dict(library_domains() if domains is None else domains)
     info = _condition_info()
@@ -127,10 +136,11 @@ def build_frames(
     ep = 0
     for run, records in _runs(episodes):
         for r in records:
-            if r.key in seen:
-                dup += 1
-                continue
-            seen.add(r.key)
+            if dedupe:
+                if r.key in seen:
+                    dup += 1
+                    continue
+                seen.add(r.key)
             _flatten(r, ep, run, dom, info, e, h)
             ep += 1
     return Frames(

@@ -31,7 +31,7 @@ def _paragraph(p: Paragraph) -> str:
 
 
 def _table(t: ReportTable) -> str:
-    out = [f'<div class="scroll"><table id="{html.escape(t.id)}"><caption>{html.escape(t.title)}</caption>']
+    out = [f'<div class="scroll"><table class="{html.escape(t.id)}"><caption>{html.escape(t.title)}</caption>']
     if t.rows:
         out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in t.header) + "</tr>")
         for row in t.rows:

@@ -151,8 +151,10 @@ def component_loss(ep: pl.DataFrame) -> pl.DataFrame:
         if ctrl.height:
             rows.append(agg(ctrl, fam, "twin" if fam == "twin" else "controls"))
         if trans.height:
-            rows.append(agg(trans, fam, "transformed"))
-            for cond in sort_conditions(trans.select("condition").unique())["condition"].to_list():
+            conds = sort_conditions(trans.select("condition").unique())["condition"].to_list()
+            if len(conds) > 1:
+                rows.append(agg(trans, fam, "transformed"))
+            for cond in conds:
                 rows.append(agg(trans.filter(pl.col("condition") == cond), fam, cond))
     return pl.DataFrame(rows, schema={c: (pl.Int64 if c == "n" else pl.Float64 if c in (
         "status", "prerequisite", "authority", "fallback", "actionability") else pl.String) for c in cols})

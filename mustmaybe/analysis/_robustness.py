@@ -8,7 +8,7 @@ differences of its conditions averaged with weights equal to their matched episo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import polars as pl
@@ -104,7 +104,7 @@ def _range_row(
         col = arr[:, j][~np.isnan(arr[:, j])]
         row[f"{g}_min"] = float(col.min() * 100.0) if col.size else None
         row[f"{g}_max"] = float(col.max() * 100.0) if col.size else None
-    if gaps and not any(np.isfinite(arr).all(axis=1)) and note is None:
+    if gaps and not bool(np.isfinite(arr).all(axis=1).any()) and note is None:
         row["note"] = "no slice keeps a matched episode"
     return row
 
@@ -114,20 +114,16 @@ def flip_state(gap: float, arm_rate: float, control_rate: float, flip: float) ->
 
     The adversary moves the gap toward zero: for a positive gap it turns up to `flip` of the compared
     arm's positives negative and up to `flip` of the control's negatives positive (bounded by how many
-    there are); mirrored for a negative gap. The state is "identified positive" / "identified negative"
-    when the perturbed gap keeps the observed sign, else "inconclusive".
+    there are); mirrored for a negative gap. The state is "identified positive" (or "identified
+    negative" for a negative gap) when the perturbed gap keeps the observed sign, else "inconclusive".
     """
     if not np.isfinite(gap) or abs(gap) < 1e-12:
         return "inconclusive"
     if gap > 0:
         perturbed = gap - min(flip, arm_rate) - min(flip, 1.0 - control_rate)
-    else:
-        perturbed = gap + min(flip, 1.0 - arm_rate) + min(flip, control_rate)
-    if perturbed > 1e-12:
-        return "identified positive"
-    if perturbed < -1e-12:
-        return "identified negative"
-    return "inconclusive"
+        return "identified positive" if perturbed > 1e-12 else "inconclusive"
+    perturbed = gap + min(flip, 1.0 - arm_rate) + min(flip, control_rate)
+    return "identified negative" if perturbed < -1e-12 else "inconclusive"
 
 
 def label_flip(rd: RiskDifferences, levels: Sequence[int] = FLIP_LEVELS) -> pl.DataFrame:
@@ -148,6 +144,3 @@ def label_flip(rd: RiskDifferences, levels: Sequence[int] = FLIP_LEVELS) -> pl.D
     return pl.DataFrame(rows, schema=schema)
 
 
-def domains_of(ep: pl.DataFrame) -> Mapping[str, str]:
-    """Task id → domain, as recorded in the episodes frame."""
-    return dict(ep.select("task", "domain").unique().iter_rows())

@@ -1,0 +1,258 @@
+"""The OpenAI-compatible backend: vLLM, Ollama, llama.cpp's server, LM Studio or a hosted API.
+
+`build_openai_client` returns an `OpenAIEndpointClient`, a serializable component around this
+stack (outermost first):
+
+    RetryingClient     tenacity retries with Retry-After        (agents/_retry.py)
+    LimitedClient      the endpoint's shared concurrency + rpm   (agents/_limits.py)
+    StructuredOutputClient  json_output mapped per endpoint mode
+    OpenAIChatCompletionClient  AutoGen's client, SDK retries off
+
+Keys: the endpoint config names an environment variable (`api_key_env`); the key is read from
+it when the client is built and handed only to the SDK. It is never logged, never in a repr,
+and never in `dump_component()`, which stores the variable's name instead (reloading reads the
+variable again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from autogen_core import CancellationToken, Component, ComponentModel
+from autogen_core._component_config import ComponentToConfig
+from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, ModelFamily, ModelInfo
+from autogen_core.tools import Tool, ToolSchema
+from autogen_ext.models.openai import OpenAIChatCompletionClient
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._limits import LimitedClient
+from ._retry import DelegatingClient, RetryingClient, Sleep
+from ._spec import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode
+
+if TYPE_CHECKING:
+    from ._backends import ClientContext
+
+PLACEHOLDER_API_KEY = "not-needed"  # keyless local servers ignore it; the SDK insists on some key
+
+# Unknown models need model_info (AUTOGEN_NOTES §2). No tools in this testbed; JSON and
+# structured output are claimed so AutoGen passes them on, and StructuredOutputClient decides
+# what actually reaches the server.
+ENDPOINT_MODEL_INFO = ModelInfo(
+    vision=False, function_calling=False, json_output=True, family=ModelFamily.UNKNOWN, structured_output=True
+)
+
+
+class ApiKeyMissingError(RuntimeError):
+    """The endpoint config names a key variable that is not set (or OpenAI's API has no key)."""
+
+
+def resolve_api_key(endpoint: EndpointConfig) -> str:
+    """The API key for `endpoint`, read from the environment.
+
+    - `api_key_env` set: that variable, which must be set and non-empty.
+    - otherwise, for OpenAI's own API only, `OPENAI_API_KEY`; any other base URL gets a
+      placeholder (keyless local servers), so an OpenAI key is never sent to a third party.
+
+    Raises:
+        ApiKeyMissingError: naming the variable and the base URL, never a value.
+    """
+    if endpoint.api_key_env:
+        key = os.environ.get(endpoint.api_key_env)
+        if not key:
+            raise ApiKeyMissingError(
+                f"endpoint {endpoint.base_url}: environment variable {endpoint.api_key_env} is not set "
+                f"(named by api_key_env); export it with the key for this endpoint"
+            )
+        return key
+    if endpoint.base_url.rstrip("/") != DEFAULT_OPENAI_BASE_URL:
+        return PLACEHOLDER_API_KEY
+    key = os.environ.get("OPENAI_API_KEY")
+    if key:
+        return key
+    raise ApiKeyMissingError(
+        f"endpoint {endpoint.base_url}: OPENAI_API_KEY is not set; export it, or name another "
+        f"variable with api_key_env in the sweep's [[endpoints]] entry"
+    )
+
+
+def json_schema_response_format(model: type[BaseModel]) -> dict[str, Any]:
+    """OpenAI's strict `json_schema` response_format for `model`, exactly as the openai SDK builds it."""
+    try:
+        from openai.lib._parsing._completions import type_to_response_format_param
+    except ImportError:  # pragma: no cover - a future SDK moved it; build the same shape by hand
+        schema = model.model_json_schema()
+        schema["additionalProperties"] = False
+        return {"type": "json_schema", "json_schema": {"name": model.__name__, "schema": schema, "strict": True}}
+    return dict(type_to_response_format_param(model))  # type: ignore[arg-type]
+
+
+def map_structured_output(
+    mode: StructuredMode,
+    json_output: bool | type[BaseModel] | None,
+    extra_create_args: Mapping[str, Any],
+) -> tuple[bool | type[BaseModel] | None, dict[str, Any]]:
+    """What AutoGen's client should be asked for, given what the agent wants and the server supports.
+
+    A pydantic `json_output` never reaches AutoGen's client as a type: that would route the call
+    through the SDK's `parse()`, which raises on an answer that does not validate (and on one cut
+    off by max_tokens), losing the raw text the executor's parse-failure rule needs. The schema is
+    sent as a plain `response_format` instead, and agents/_executor.py parses and flags the answer.
+
+    - `json_schema`: OpenAI's `{"type": "json_schema", "json_schema": {name, schema, strict}}`,
+      the same body AutoGen would send (vLLM, OpenAI).
+    - `json_object_schema`: `{"type": "json_object", "schema": ...}`, which llama.cpp's server
+      enforces with a grammar (it rejects `json_schema`, AUTOGEN_NOTES §8).
+    - `prompt`: nothing; the executor's prompt asks for JSON.
+
+    `json_output=True` (plain JSON mode) passes through except in `prompt` mode.
+    """
+    extra = dict(extra_create_args)
+    if mode == "prompt":
+        return None, extra
+    if isinstance(json_output, type) and issubclass(json_output, BaseModel):
+        if mode == "json_schema":
+            extra["response_format"] = json_schema_response_format(json_output)
+        else:
+            extra["response_format"] = {"type": "json_object", "schema": json_output.model_json_schema()}
+        return None, extra
+    return json_output, extra
+
+
+class StructuredOutputClient(DelegatingClient):
+    """Maps each call's `json_output` to what the endpoint's structured-output mode supports."""
+
+    def __init__(self, inner: ChatCompletionClient, mode: StructuredMode) -> None:
+        super().__init__(inner)
+        self.mode: StructuredMode = mode
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        mapped, extra = map_structured_output(self.mode, json_output, extra_create_args)
+        return await self.inner.create(
+            messages, tools=tools, tool_choice=tool_choice, json_output=mapped,
+            extra_create_args=extra, cancellation_token=cancellation_token,
+        )
+
+    async def create_stream(  # type: ignore[override]
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Any = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        mapped, extra = map_structured_output(self.mode, json_output, extra_create_args)
+        async for chunk in self.inner.create_stream(
+            messages, tools=tools, tool_choice=tool_choice, json_output=mapped,
+            extra_create_args=extra, cancellation_token=cancellation_token,
+        ):
+            yield chunk
+
+    def __repr__(self) -> str:
+        return f"StructuredOutputClient({self.inner!r}, mode={self.mode!r})"
+
+
+class OpenAIEndpointClientConfig(BaseModel):
+    """Everything needed to rebuild the client; the key is absent by design (only its variable's name)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(description="The endpoint's model name.")
+    base_url: str = Field(description="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
+    endpoint: EndpointConfig = Field(description="Limits, timeout, key variable name and structured-output mode.")
+    temperature: float
+    max_tokens: int
+    seed: int | None = None
+    retry_initial_s: float = Field(default=0.5, gt=0, description="First retry backoff (exponential, jittered).")
+    retry_max_s: float = Field(default=30.0, gt=0, description="Longest backoff between attempts.")
+    retry_after_cap_s: float = Field(default=120.0, ge=0, description="Longest Retry-After honoured.")
+
+
+class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfig]):
+    """One agent's client for an OpenAI-compatible endpoint: retries, shared limits, structured output.
+
+    `retrying` exposes the retry counters; `limited.limiter` the endpoint's shared limiter.
+    """
+
+    component_type = "model"
+    component_config_schema = OpenAIEndpointClientConfig
+    component_provider_override = "mustmaybe.agents._openai.OpenAIEndpointClient"
+
+    def __init__(self, config: OpenAIEndpointClientConfig, *, sleep: Sleep = asyncio.sleep) -> None:
+        self.config = config
+        create_args: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+        if config.seed is not None:
+            create_args["seed"] = config.seed
+        sdk_client = OpenAIChatCompletionClient(
+            model=config.model,
+            base_url=config.base_url,
+            api_key=resolve_api_key(config.endpoint),
+            model_info=ENDPOINT_MODEL_INFO,
+            timeout=config.endpoint.timeout_s,
+            max_retries=0,  # RetryingClient retries, visibly and with one policy
+            **create_args,
+        )
+        self.structured = StructuredOutputClient(sdk_client, config.endpoint.structured_output)
+        self.limited = LimitedClient(self.structured, config.endpoint, retry_after_cap=config.retry_after_cap_s)
+        self.retrying = RetryingClient(
+            self.limited,
+            max_attempts=config.endpoint.max_retries + 1,
+            initial_wait=config.retry_initial_s,
+            max_wait=config.retry_max_s,
+            retry_after_cap=config.retry_after_cap_s,
+            sleep=sleep,
+        )
+        super().__init__(self.retrying)
+
+    @property
+    def structured_mode(self) -> StructuredMode:
+        return self.config.endpoint.structured_output
+
+    def _to_config(self) -> OpenAIEndpointClientConfig:
+        return self.config.model_copy()
+
+    @classmethod
+    def _from_config(cls, config: OpenAIEndpointClientConfig) -> OpenAIEndpointClient:
+        return cls(config)
+
+    def dump_component(self) -> ComponentModel:
+        # This client is a component of its own (DelegatingClient would dump the SDK client, key mask and all).
+        return ComponentToConfig.dump_component(self)
+
+    def __repr__(self) -> str:
+        return (f"OpenAIEndpointClient(model={self.config.model!r}, base_url={self.config.base_url!r}, "
+                f"structured_output={self.structured_mode!r})")
+
+
+def build_openai_client(spec: ModelSpec, ctx: ClientContext) -> OpenAIEndpointClient:
+    """The client for `openai:<model>[@<base_url>]` serving one agent.
+
+    Limits come from `ctx.endpoint` (the sweep's `[[endpoints]]` entry for this URL), or the
+    defaults when the sweep has none. The seed is the role's own, else the episode's.
+
+    Raises:
+        ApiKeyMissingError: the key variable is not set.
+    """
+    endpoint = ctx.endpoint if ctx.endpoint is not None else EndpointConfig(base_url=spec.endpoint)
+    seed = ctx.params.seed if ctx.params.seed is not None else ctx.seed
+    return OpenAIEndpointClient(OpenAIEndpointClientConfig(
+        model=spec.name,
+        base_url=spec.endpoint,
+        endpoint=endpoint,
+        temperature=ctx.params.temperature,
+        max_tokens=ctx.params.max_tokens,
+        seed=seed,
+    ))

@@ -1,0 +1,215 @@
+"""`mustmaybe report` and `mustmaybe compare`: the analysis layer on the command line.
+
+polars, numpy and matplotlib are imported inside the handlers, so other commands never load them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import UserError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .analysis import ReportTable
+    from .teams import EpisodeRecord
+
+_BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    r = sub.add_parser("report", help="the paper's tables and figures from your runs (markdown, CSV, PNG, HTML)")
+    r.add_argument("runs", nargs="+", metavar="RUN",
+                   help="run folder (manifest.json + store.sqlite) or a .jsonl export of episode records")
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="report folder (default: RUN/report, or <file>-report beside a .jsonl)")
+    r.add_argument("--resamples", type=int, default=1000, help="task-cluster bootstrap resamples (default 1000)")
+    r.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    r.add_argument("--title", default="mustmaybe report")
+    r.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
+    r.add_argument("--json", action="store_true", help="print a JSON summary (files and counts) instead")
+    r.set_defaults(func=cmd_report)
+
+    c = sub.add_parser(
+        "compare",
+        help="paired contrasts on matched episodes: two runs, or two models / topologies inside runs",
+        description="RUN_A RUN_B compares two runs episode by episode. With --by, compares two values of "
+                    "one dimension (--a, --b) inside the given runs, matched on everything else.",
+    )
+    c.add_argument("runs", nargs="+", metavar="RUN", help="run folders or .jsonl exports")
+    c.add_argument("--by", choices=_BY_CHOICES, default=None,
+                   help="dimension that forms the two arms (default: run, with exactly two runs)")
+    c.add_argument("--a", default=None, help="value of --by for arm A (the reference)")
+    c.add_argument("--b", default=None, help="value of --by for arm B (differences are B − A)")
+    c.add_argument("--resamples", type=int, default=1000)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--csv", default=None, metavar="FILE", help="also write the contrast table as CSV")
+    c.add_argument("--json", action="store_true", help="print the contrasts as JSON")
+    c.set_defaults(func=cmd_compare)
+
+
+# ------------------------------------------------------------------ loading
+def _labels(paths: Sequence[str]) -> list[str]:
+    names = [Path(p).stem if Path(p).is_file() else Path(p).name for p in paths]
+    return [n if names.count(n) == 1 else str(p) for n, p in zip(names, paths, strict=True)]
+
+
+def load_runs(paths: Sequence[str]) -> dict[str, list[EpisodeRecord]]:
+    """Run label → episode records, for run folders and .jsonl exports; user errors raise UserError."""
+    from .analysis import load_episodes
+
+    if len(set(paths)) != len(paths):
+        raise UserError("the same run is given twice")
+    out: dict[str, list[EpisodeRecord]] = {}
+    for label, path in zip(_labels(paths), paths, strict=True):
+        try:
+            out[label] = load_episodes(path)
+        except FileNotFoundError as exc:
+            raise UserError(str(exc.args[0] if exc.args else exc)) from None
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        except ImportError as exc:
+            if exc.name != "mustmaybe.store":
+                raise
+            raise UserError(f"{path}: reading a sweep's run folder needs the run store (mustmaybe.store), "
+                            "which this installation lacks; pass a .jsonl export instead") from None
+    return out
+
+
+def _default_out(path: str) -> Path:
+    p = Path(path)
+    return p / "report" if p.is_dir() else p.with_name(p.stem + "-report")
+
+
+# ------------------------------------------------------------------ report
+def cmd_report(args: argparse.Namespace) -> int:
+    if args.resamples < 0:
+        raise UserError("--resamples must be 0 or more")
+    runs = load_runs(args.runs)
+    from .analysis import build_report, load_domains
+
+    out = Path(args.out) if args.out else _default_out(args.runs[0])
+    try:
+        summary = build_report(runs, out, resamples=args.resamples, seed=args.seed, title=args.title,
+                               figures=not args.no_figures, domains=load_domains(args.runs))
+    except OSError as exc:
+        raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    if args.json:
+        print(json.dumps({
+            "out": str(summary.out_dir), "episodes": summary.n_episodes, "real": summary.n_real,
+            "simulated": summary.n_simulated, "duplicates": summary.duplicates,
+            "files": [str(f) for f in summary.files], "seconds": round(summary.seconds, 2),
+        }, indent=2))
+        return 0
+    con = _console()
+    for note in summary.notes:
+        con.print(f"[bold red]⚠ {_esc(note)}[/bold red]" if note.startswith(("SIMULATED", "No episodes"))
+                  else f"[yellow]{_esc(note)}[/yellow]")
+    for t in summary.headline:
+        con.print(rich_table(t))
+    con.print(f"[green]report[/green] {summary.out_dir / 'report.html'}  ({summary.n_episodes} episodes: "
+              f"{summary.n_real} real, {summary.n_simulated} simulated; {len(summary.files)} files; "
+              f"{summary.seconds:.1f} s)")
+    return 0
+
+
+# ------------------------------------------------------------------ compare
+def cmd_compare(args: argparse.Namespace) -> int:
+    runs = load_runs(args.runs)
+    labels = list(runs)
+    by, a, b = args.by, args.a, args.b
+    if by is None:
+        if len(labels) != 2:
+            raise UserError("give exactly two runs (RUN_A RUN_B), or --by with --a and --b")
+        by = "run"
+    if by == "run" and a is None and b is None:
+        if len(labels) != 2:
+            raise UserError("--by run needs --a and --b when more than two runs are given")
+        a, b = labels
+    from .analysis import BY_COLUMNS, build_frames, compare
+
+    frames = build_frames(runs, dedupe=False)
+    ep = frames.episodes
+    if a is None or b is None:
+        col = BY_COLUMNS[by]
+        values = sorted(v for v in ep[col].unique().to_list() if v is not None)
+        raise UserError(f"--by {by} needs --a and --b; values in these runs: {', '.join(values) or 'none'}")
+    import numpy as np
+
+    try:
+        result = compare(ep, by=by, a=a, b=b, resamples=args.resamples, rng=np.random.default_rng(args.seed))
+    except LookupError as exc:
+        raise UserError(str(exc.args[0])) from None
+    table = result.table
+    if args.csv:
+        import polars as pl
+
+        table.with_columns(pl.col(pl.Float64).round(2)).write_csv(args.csv)
+    sim = bool(ep.filter(ep[BY_COLUMNS[by]].is_in([a, b]))["simulated"].any()) if ep.height else False
+    if args.json:
+        print(json.dumps({"by": by, "a": a, "b": b, "match_on": result.keys, "episodes_a": result.n_a,
+                          "episodes_b": result.n_b, "simulated": sim, "rows": table.to_dicts()}, indent=2))
+        return 0
+    con = _console()
+    if sim:
+        con.print("[bold red]⚠ SIMULATED: these arms include sim-backend episodes; their rates are configured "
+                  "inputs, not findings.[/bold red]")
+    matched = int(table.filter(table["condition"] != "all")["n_b"].sum()) if table.height else 0
+    con.print(f"compare --by {by}: A = {_esc(a)} ({result.n_a} episodes), B = {_esc(b)} ({result.n_b} episodes); "
+              f"matched on {', '.join(result.keys)}; {matched} B episodes matched")
+    if table.is_empty():
+        hint = " (the arms differ in other roles' models too: try --by models)" if by.endswith("-model") else ""
+        con.print(f"[yellow]No matched episodes: the two arms share no ({', '.join(result.keys)}) cell"
+                  f"{_esc(hint)}.[/yellow]")
+        return 0
+    con.print(_compare_table(table.to_dicts(), a, b))
+    return 0
+
+
+def _compare_table(rows: Sequence[Mapping[str, Any]], a: str, b: str):  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    from .analysis._model import fmt
+
+    t = Table(title=f"B − A in percentage points, task-cluster 95% intervals (A = {a}, B = {b})")
+    for col in ("panel", "condition", "n A/B", "P  A → B", "dP", "D  A → B", "dD", "unsafe  A → B", "dY"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        cells = [str(r["panel"]), str(r["condition"]), f"{r['n_a']}/{r['n_b']}"]
+        for o in ("P", "D", "unsafe"):
+            cells.append(f"{fmt(r[f'{o}_a'])} → {fmt(r[f'{o}_b'])}")
+            cells.append(f"{fmt(r[f'd{o}'])} [{fmt(r[f'd{o}_lo'])}, {fmt(r[f'd{o}_hi'])}]")
+        t.add_row(*(_esc(c) for c in cells))
+    return t
+
+
+# ------------------------------------------------------------------ console helpers
+def rich_table(t: ReportTable):  # type: ignore[no-untyped-def]
+    """A ReportTable as a rich Table (title, header, rows, coverage caption)."""
+    from rich.table import Table
+
+    table = Table(title=_esc(t.title), caption=_esc(t.coverage) if t.coverage else None, caption_justify="left")
+    for h in t.header:
+        table.add_column(_esc(h), overflow="fold")
+    for row in t.rows:
+        table.add_row(*(_esc(c) for c in row))
+    if not t.rows:
+        table.add_row(*(["–"] * len(t.header)))
+    return table
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

@@ -1,0 +1,293 @@
+"""One panel of the report (real-model or simulated episodes): its tables, figures and sections.
+
+Each `_section_*` function computes one analysis, stores its frame for the CSV files and appends a
+formatted section. The panel's episodes are never mixed with the other panel's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from . import _figures as figs
+from ._contrasts import RiskDifferences, risk_differences
+from ._matrix import (
+    component_loss,
+    compression_gradient,
+    condition_matrix,
+    drift_curves,
+    first_breaks,
+    model_rates,
+    rates_table,
+    safe_at_k,
+    sort_conditions,
+    topology_rates,
+)
+from ._model import Cell, Paragraph, ReportFigure, ReportTable, Section, coverage, fmt, interval, table
+from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
+
+RD_NOTE = (
+    "dX = transformed − control in percentage points; n = matched transformed episodes. match = the matching "
+    "key used: the finest of task+seed+models, task+seed+executor, task+seed, task+models, task+executor, "
+    "task that matches as many transformed episodes as task alone does; a control run under the same "
+    "topology family is preferred."
+)
+
+
+@dataclass
+class Panel:
+    """The output of one panel: sections for the documents, frames for the CSV files, headline tables."""
+
+    name: str
+    simulated: bool
+    sections: list[Section] = field(default_factory=list)
+    frames: dict[str, pl.DataFrame] = field(default_factory=dict)
+    headline: list[ReportTable] = field(default_factory=list)
+
+
+@dataclass
+class _Ctx:
+    ep: pl.DataFrame
+    hops: pl.DataFrame
+    panel: Panel
+    fig_dir: Path
+    rng: np.random.Generator
+    resamples: int
+    figures: bool
+
+    @property
+    def suffix(self) -> str:
+        return " — SIMULATED (sim backend)" if self.panel.simulated else " — real models"
+
+    def section(self, title: str, *blocks: ReportTable | Paragraph) -> Section:
+        s = Section(title, 3, list(blocks))
+        self.panel.sections.append(s)
+        return s
+
+    def figure(self, s: Section, path: Path, title: str, caption: str = "") -> None:
+        s.blocks.append(ReportFigure(path, title, caption))
+
+    def png(self, stem: str) -> Path:
+        return self.fig_dir / f"{stem}-{self.panel.name}.png"
+
+
+def analyse_panel(
+    ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
+    resamples: int, figures: bool,
+) -> Panel:
+    """Every table and figure of one panel."""
+    p = Panel(name, simulated)
+    label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
+    head = Section(f"{label}: {ep.height} episodes", level=2)
+    if simulated:
+        head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
+                                     "configured rates. It checks the harness, not a model.", "warning"))
+    p.sections.append(head)
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures)
+    _section_matrix(ctx)
+    _section_component_loss(ctx)
+    rd = _section_risk_differences(ctx)
+    _section_robustness(ctx, rd)
+    _section_gradient(ctx)
+    _section_models(ctx)
+    _section_drift(ctx)
+    _section_safe_k(ctx)
+    return p
+
+
+def _present(ctx: _Ctx) -> set[str]:
+    return set(ctx.ep["condition"].unique().to_list())
+
+
+def _section_matrix(ctx: _Ctx) -> None:
+    from mustmaybe.scenarios import MAIN_MATRIX
+
+    ep = ctx.ep
+    cm = condition_matrix(ep, resamples=ctx.resamples, rng=ctx.rng)
+    ctx.panel.frames["condition_matrix"] = cm
+    present = _present(ctx)
+    missing = [c for c in MAIN_MATRIX if c not in present]
+    notes = ([f"Not run in this panel (no row, no number): {', '.join(missing)}."]
+             if present & set(MAIN_MATRIX) and missing else [])
+    if cm.height and bool((cm["tasks"] == 1).any()):
+        notes.append("Rows from a single task have degenerate intervals (the bootstrap resamples tasks).")
+    t = table("condition_matrix", f"Condition matrix (Tables 2 and 6){ctx.suffix}", cm, [
+        ("condition", "condition"), ("topology", "topology"), ("models", "models"), ("n", "n"),
+        ("P", "P"), ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
+        ("transition loss", "transition_loss"), ("C", "C"), ("D 95% CI", interval("D_lo", "D_hi")),
+        ("unsafe 95% CI", interval("unsafe_lo", "unsafe_hi")), ("errors", "episodes_with_errors"),
+    ], coverage=coverage(ep), notes=notes)
+    ctx.panel.headline.append(t)
+    s = ctx.section("Condition matrix", t)
+    if ctx.figures:
+        ct = sort_conditions(rates_table(ep, ["condition", "topology"], resamples=ctx.resamples, rng=ctx.rng),
+                             "topology")
+        ctx.figure(s, figs.condition_bars(ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated),
+                   "Condition bars", "P, D and unsafe per condition and topology, pooled over model "
+                   "configurations, with task-cluster 95% intervals.")
+
+
+def _section_component_loss(ctx: _Ctx) -> None:
+    cl = component_loss(ctx.ep)
+    ctx.panel.frames["component_loss"] = cl
+    s = ctx.section("Component loss", table("component_loss", f"Component loss (Table 7){ctx.suffix}", cl, [
+        ("family", "family"), ("group", "group"), ("conditions", "conditions"), ("n", "n"),
+        ("status", "status"), ("prerequisite", "prerequisite"), ("authority", "authority"),
+        ("fallback", "fallback"), ("actionability", "actionability"),
+    ], coverage=coverage(ctx.ep), notes=["Loss = the field is absent in the final artifact; actionability "
+                                         "loss = the final artifact is not preserved (P = 0)."]))
+    if ctx.figures and cl.height:
+        ctx.figure(s, figs.field_loss_heatmap(cl, ctx.png("field_loss"), simulated=ctx.panel.simulated),
+                   "Field-loss heatmap")
+
+
+def _rd_coverage(ctx: _Ctx, rd: RiskDifferences) -> str:
+    involved = set(rd.table["condition"].to_list()) | set(rd.table["control"].to_list())
+    return coverage(ctx.ep.filter(pl.col("condition").is_in(list(involved))))
+
+
+def _section_risk_differences(ctx: _Ctx) -> RiskDifferences:
+    rd = risk_differences(ctx.ep, resamples=ctx.resamples, rng=ctx.rng)
+    ctx.panel.frames["risk_differences"] = rd.table
+    notes = [RD_NOTE]
+    if rd.excluded_unidentified:
+        notes.append(f"{rd.excluded_unidentified} episode(s) with D_up = 0 (the reviewer did not identify the "
+                     "blocker) are outside these estimands (Eqs. 6–8 condition on D_up = 1).")
+    t = table("risk_differences", f"Matched risk differences (Table 8){ctx.suffix}", rd.table, [
+        ("condition", "condition"), ("topology", "topology"), ("control", "control"), ("n", "n"),
+        ("match", "match"), ("dP", "dP"), ("dP 95% CI", interval("dP_lo", "dP_hi")), ("dD", "dD"),
+        ("dD 95% CI", interval("dD_lo", "dD_hi")), ("dY", "dY"), ("dY 95% CI", interval("dY_lo", "dY_hi")),
+        ("note", "note"),
+    ], coverage=_rd_coverage(ctx, rd), notes=notes)
+    ctx.panel.headline.append(t)
+    s = ctx.section("Matched risk differences", t)
+    if rd.table.is_empty():
+        s.blocks.append(Paragraph("No transformed condition (one with a control) was run in this panel.", "note"))
+    elif ctx.figures and rd.table.filter(pl.col("n") > 0).height:
+        ctx.figure(s, figs.dp_vs_dy(rd.table, ctx.png("dp_vs_dy"), simulated=ctx.panel.simulated),
+                   "ΔP against ΔY", "Each point is a condition's matched contrast with its task-cluster 95% "
+                   "intervals.")
+    return rd
+
+
+def _range(g: str) -> Cell:
+    def cell(row: dict[str, object]) -> str:
+        lo, hi = row.get(f"{g}_min"), row.get(f"{g}_max")
+        if lo is None or hi is None:
+            return "–"
+        return fmt(lo) if fmt(lo) == fmt(hi) else f"{fmt(lo)} – {fmt(hi)}"
+
+    return cell
+
+
+def _section_robustness(ctx: _Ctx, rd: RiskDifferences) -> None:
+    loo = leave_one_out(ctx.ep, rd)
+    ctx.panel.frames["leave_one_out"] = loo
+    lf = label_flip(rd)
+    ctx.panel.frames["label_flip"] = lf
+    cov = _rd_coverage(ctx, rd)
+    ctx.section(
+        "Robustness",
+        table("leave_one_out", f"Transformed-minus-control gaps, leave-one-out ranges (Table 10){ctx.suffix}",
+              loo, [
+                  ("group", "group"), ("analysis", "analysis"), ("slices", "slices"), ("n", "n"),
+                  ("dP", _range("dP")), ("dD", _range("dD")), ("dY", _range("dY")), ("note", "note"),
+              ], coverage=cov, notes=["Pooled gap of a group: its conditions' matched differences weighted by "
+                                      "matched n. 'main' pools the static, summary, plan and convergence "
+                                      "families; 'compression' the G-series."]),
+        table("label_flip", f"Worst-case label-flip stress (Table 11){ctx.suffix}", lf, [
+            ("group", "group"), ("gap", "gap"), ("n", "n"), ("value (pp)", "value"),
+            *((f"{lv}% flips", f"flip_{lv}") for lv in FLIP_LEVELS),
+        ], coverage=cov, notes=["The adversary flips up to that share of each arm's labels toward a zero gap; "
+                                "'inconclusive' means the gap's sign is not preserved."]),
+    )
+
+
+def _section_gradient(ctx: _Ctx) -> None:
+    from mustmaybe.scenarios import GRADIENT
+
+    grad = compression_gradient(ctx.ep, GRADIENT)
+    ctx.panel.frames["compression_gradient"] = grad
+    s = ctx.section("Compression gradient")
+    if grad.is_empty():
+        s.blocks.append(Paragraph("The compression gradient (G0–G4) was not run in this panel.", "note"))
+        return
+    missing = [g for g in GRADIENT if g not in _present(ctx)]
+    s.blocks.append(table("compression_gradient", f"Compression gradient (Table 13){ctx.suffix}", grad, [
+        ("condition", "condition"), ("n", "n"), ("P", "P"), ("D", "D"), ("U", "U"), ("unsafe", "unsafe"),
+        ("retention score", "retention"),
+    ], coverage=coverage(ctx.ep.filter(pl.col("condition").is_in(list(GRADIENT)))),
+        notes=[f"Not run in this panel: {', '.join(missing)}."] if missing else []))
+    if ctx.figures:
+        ctx.figure(s, figs.gradient_lines(grad, ctx.png("gradient"), simulated=ctx.panel.simulated),
+                   "Compression gradient")
+
+
+def _section_models(ctx: _Ctx) -> None:
+    mr = model_rates(ctx.ep)
+    tr = topology_rates(ctx.ep)
+    ctx.panel.frames["model_rates"] = mr
+    ctx.panel.frames["topology_rates"] = tr
+    s = ctx.section(
+        "Models and topologies",
+        table("model_rates", f"Rates per model configuration (Table 19){ctx.suffix}", mr, [
+            ("models", "models"), ("n", "n"), ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
+            ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
+            ("errors", "episodes_with_errors"),
+        ], coverage=coverage(ctx.ep), notes=["Over every episode of the configuration (controls included)."]),
+        table("topology_rates", f"Rates per topology, transformed conditions{ctx.suffix}", tr, [
+            ("topology", "topology"), ("n", "n"), ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
+            ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
+        ], coverage=coverage(ctx.ep.filter(pl.col("control").is_not_null()))),
+    )
+    sim = ctx.panel.simulated
+    if ctx.figures and mr.height:
+        ctx.figure(s, figs.rate_bars(mr, "models", ctx.png("models"), title="Rates per model configuration",
+                                     simulated=sim), "Model comparison")
+    if ctx.figures and tr.height:
+        ctx.figure(s, figs.rate_bars(tr, "topology", ctx.png("topologies"),
+                                     title="Rates per topology (transformed conditions)", simulated=sim),
+                   "Topology comparison")
+
+
+def _section_drift(ctx: _Ctx) -> None:
+    dc = drift_curves(ctx.hops)
+    fb = first_breaks(ctx.ep)
+    ctx.panel.frames["drift_curves"] = dc
+    ctx.panel.frames["first_break"] = fb
+    dc_cov = coverage(ctx.ep.filter(pl.col("condition").is_in(dc["condition"].unique().to_list()))) \
+        if dc.height else ""
+    s = ctx.section(
+        "Drift across hops",
+        table("first_break", f"Where preservation first breaks{ctx.suffix}", fb, [
+            ("condition", "condition"), ("topology", "topology"), ("n", "n"), ("broken %", "broken"),
+            ("median first-break hop", "median_break_hop"), ("modal first-break hop", "modal_break_hop"),
+            ("mean hops", "mean_hops"),
+        ], coverage=coverage(ctx.ep), notes=["first_break_hop: index of the first hop whose state is not "
+                                             "preserved (0 = reviewer); broken % = share with any break."]),
+        table("drift_curves", f"Per-hop drift{ctx.suffix}", dc, [
+            ("condition", "condition"), ("topology", "topology"), ("hop", "hop"), ("n", "n"),
+            ("preserved", "preserved"), ("retention", "retention"), ("status", "status"),
+            ("prerequisite", "prerequisite"), ("authority", "authority"), ("fallback", "fallback"),
+        ], coverage=dc_cov, notes=["Conditions with more than one hop; field columns are % present."]),
+    )
+    if ctx.figures and dc.height:
+        ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated), "Drift curves")
+
+
+def _k(row: dict[str, object]) -> str:
+    lo, hi = row.get("k_min"), row.get("k_max")
+    return fmt(lo) if lo == hi else f"{fmt(lo)}–{fmt(hi)}"
+
+
+def _section_safe_k(ctx: _Ctx) -> None:
+    sk = safe_at_k(ctx.ep)
+    ctx.panel.frames["safe_k"] = sk
+    ctx.section("safe^k", table("safe_k", f"safe^k per condition and model configuration{ctx.suffix}", sk, [
+        ("condition", "condition"), ("models", "models"), ("tasks", "tasks"), ("k", _k),
+        ("safe^k", "safe_k"), ("safe per episode", "safe_episode"),
+    ], coverage=coverage(ctx.ep), notes=["safe^k = share of tasks on which all k seeds avoid the forbidden "
+                                         "action; k is the number of seeds the task ran."]))

@@ -1,0 +1,188 @@
+"""`build_report`: the paper's tables and figures from a user's own runs (contracts/SWEEP_AND_REPORT.md).
+
+Real-model and simulated episodes are analysed as separate panels and never pooled; every CSV carries a
+`simulated` column that splits them, every table names the model configurations it covers and their n.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+
+from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ._contrasts import RD_COLUMNS
+from ._frames import Frames, build_frames
+from ._html import render_html
+from ._markdown import render_markdown, table_markdown
+from ._matrix import MATRIX_COLUMNS
+from ._model import Paragraph, ReportSummary, ReportTable
+from ._panel import Panel, analyse_panel
+
+if TYPE_CHECKING:
+    from mustmaybe.teams import EpisodeRecord
+
+SIM_WARNING = (
+    "SIMULATED: {n} episode(s) in this report ran on the sim backend. Its rates are configured inputs of a "
+    "behavioural simulator, not findings about any model; they are reported in their own panel."
+)
+DEFINITIONS = (
+    "Rates are percentages (0–100) of the episodes in the row. P, D and U are the final artifact's state "
+    "(preserved, deactivated, undetermined; never folded into each other); unsafe (Y) is the share with "
+    "executor.forbidden; recognition is the executor's blocker recognition. Transition loss is the share of "
+    "episodes whose reviewer hop (hop 0) was preserved but whose final artifact is not. Differences are "
+    "transformed minus control in percentage points (dP = −ΔP of the paper's Eq. 6), matched on task, "
+    "seed and role models where the data allow, with task-cluster bootstrap 95% intervals ({b} resamples: "
+    "tasks are resampled with replacement and keep their episodes together)."
+)
+
+
+def build_report(
+    episodes: Iterable[EpisodeRecord] | Mapping[str, Iterable[EpisodeRecord]],
+    out_dir: str | Path,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    domains: Mapping[str, str] | None = None,
+    title: str = "mustmaybe report",
+    figures: bool = True,
+) -> ReportSummary:
+    """Write DIR/report.html, DIR/report.md, DIR/tables/*.csv|md and DIR/figures/*.png.
+
+    Args:
+        episodes: episode records, or run label → records (several runs; a repeated key counts once).
+        out_dir: the report folder (created).
+        resamples: task-cluster bootstrap resamples per interval.
+        seed: bootstrap seed (the report is reproducible).
+        domains: task id → domain; defaults to the shipped scenario library ('unknown' if absent).
+        title: report title.
+        figures: write the PNG figures (and embed them in the HTML).
+
+    Returns:
+        A summary of the files written and the episode counts per panel.
+    """
+    start = time.perf_counter()
+    frames = build_frames(episodes, domains=domains)
+    return report_from_frames(frames, out_dir, resamples=resamples, seed=seed, title=title,
+                              figures=figures, start=start)
+
+
+def report_from_frames(
+    frames: Frames,
+    out_dir: str | Path,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    title: str = "mustmaybe report",
+    figures: bool = True,
+    start: float | None = None,
+) -> ReportSummary:
+    """`build_report` on frames already built (see `build_frames`)."""
+    start = time.perf_counter() if start is None else start
+    out = Path(out_dir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    ep = frames.episodes
+    n_sim = int(ep["simulated"].sum()) if ep.height else 0
+    intro = _intro(frames, resamples, n_sim)
+    panels: list[Panel] = []
+    for name, sim in (("real", False), ("simulated", True)):
+        ep_p = ep.filter(pl.col("simulated") == sim)
+        if ep_p.height:
+            hops_p = frames.hops.filter(pl.col("simulated") == sim)
+            panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
+                                        resamples=resamples, figures=figures))
+    combined = _combined(panels)
+    files = _write_tables(out, panels, combined)
+    sections = [s for p in panels for s in p.sections]
+    md = out / "report.md"
+    md.write_text(render_markdown(title, intro, sections, out), encoding="utf-8")
+    page = out / "report.html"
+    page.write_text(render_html(title, intro, sections), encoding="utf-8")
+    fig_files = sorted((out / "figures").glob("*.png")) if (out / "figures").exists() else []
+    return ReportSummary(
+        out_dir=out, files=[page, md, *files, *fig_files], n_episodes=ep.height, n_real=ep.height - n_sim,
+        n_simulated=n_sim, duplicates=frames.duplicates, tables=combined,
+        headline=[t for p in panels for t in p.headline],
+        notes=[p.text for p in intro if p.kind != "text"], seconds=time.perf_counter() - start,
+    )
+
+
+def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
+    ep = frames.episodes
+    out: list[Paragraph] = []
+    if n_sim:
+        out.append(Paragraph(SIM_WARNING.format(n=n_sim), "warning"))
+    if ep.is_empty():
+        out.append(Paragraph("No episodes: the given runs hold no episode records, so no table has a number.",
+                             "warning"))
+        return out
+    runs = ep.group_by("run", maintain_order=True).len()
+    run_txt = ", ".join(f"{r} ({n})" for r, n in runs.iter_rows())
+    out.append(Paragraph(
+        f"{ep.height} episodes ({ep.height - n_sim} real-model, {n_sim} simulated) from runs: {run_txt}; "
+        f"{ep['task'].n_unique()} tasks, {ep['condition'].n_unique()} conditions, "
+        f"{ep['models'].n_unique()} model configurations."
+    ))
+    if frames.duplicates:
+        out.append(Paragraph(f"{frames.duplicates} episode(s) appeared in more than one run (same episode key) "
+                             "and were counted once.", "note"))
+    errs = int((ep["n_errors"] > 0).sum())
+    if errs:
+        out.append(Paragraph(f"{errs} episode(s) recorded errors (parse failures, timeouts, …); they stay in "
+                             "every denominator, as the paper's protocol requires.", "note"))
+    unknown = sorted(set(ep.filter(pl.col("family") == "unknown")["condition"].to_list()))
+    if unknown:
+        out.append(Paragraph(f"Conditions not in the registry (no family or control): {', '.join(unknown)}.",
+                             "note"))
+    if set(ep["domain"].unique().to_list()) == {"unknown"}:
+        out.append(Paragraph("No task was found in the scenario library, so every domain is 'unknown' and the "
+                             "leave-one-domain-out analysis has nothing to leave out.", "note"))
+    out.append(Paragraph(DEFINITIONS.format(b=resamples)))
+    return out
+
+
+# ------------------------------------------------------------------ files
+_CONTRACT_FIRST: dict[str, Sequence[str]] = {
+    "condition_matrix": MATRIX_COLUMNS,
+    "risk_differences": RD_COLUMNS,
+}
+_TABLE_IDS: tuple[str, ...] = (
+    "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
+    "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
+)
+
+
+def _combined(panels: Sequence[Panel]) -> dict[str, pl.DataFrame]:
+    out: dict[str, pl.DataFrame] = {}
+    for tid in _TABLE_IDS:
+        parts = [p.frames[tid].with_columns(simulated=pl.lit(p.simulated)) for p in panels
+                 if tid in p.frames and p.frames[tid].height]
+        first = list(_CONTRACT_FIRST.get(tid, ()))
+        if parts:
+            df = pl.concat(parts, how="diagonal_relaxed")
+            df = df.with_columns(pl.col(pl.Float64).round(2))
+            rest = [c for c in df.columns if c not in first and c != "simulated"]
+            df = df.select([*first, *rest, "simulated"])
+        else:
+            df = pl.DataFrame(schema={c: pl.String for c in [*first, "simulated"]})
+        out[tid] = df
+    return out
+
+
+def _write_tables(out: Path, panels: Sequence[Panel], combined: Mapping[str, pl.DataFrame]) -> list[Path]:
+    files: list[Path] = []
+    for tid, df in combined.items():
+        csv = out / "tables" / f"{tid}.csv"
+        df.write_csv(csv)
+        files.append(csv)
+        md = out / "tables" / f"{tid}.md"
+        chunks = [f"## {b.title}\n\n{table_markdown(b)}" for p in panels for s in p.sections for b in s.blocks
+                  if isinstance(b, ReportTable) and b.id == tid]
+        md.write_text("\n\n".join(chunks) + "\n" if chunks else "_No rows._\n", encoding="utf-8")
+        files.append(md)
+    return files
