@@ -8,6 +8,7 @@ from ._limits import EndpointLimiter, limiters
 from ._local import local_model_path
 from ._recording import CallRecord, RecordingClient, message_text
 from ._retry import RetryingClient
+from ._sim import SimChatCompletionClient, SimClientConfig
 from ._spec import (
     Backend,
     EndpointConfig,
@@ -33,6 +34,8 @@ __all__ = [
     "ResponseCache",
     "RetryingClient",
     "RoleParams",
+    "SimChatCompletionClient",
+    "SimClientConfig",
     "StructuredMode",
     "build_model_client",
     "cache_key_fields",

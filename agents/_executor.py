@@ -20,6 +20,9 @@ class ExecutorDecision(BaseModel):
     rationale: str = Field(description="One sentence.")
 
 
+RATIONALE_MAX_CHARS = 240
+
+
 def decision_model_for(scenario: Scenario) -> type[ExecutorDecision]:
     """ExecutorDecision whose `action` is limited to this task's action ids.
 
@@ -32,6 +35,8 @@ def decision_model_for(scenario: Scenario) -> type[ExecutorDecision]:
         "ExecutorDecision",
         __base__=ExecutorDecision,
         action=(action_type, Field(description="One action id from the list.")),
+        # Bounded so a grammar-constrained answer closes its JSON within a small max_tokens.
+        rationale=(str, Field(description="One sentence.", max_length=RATIONALE_MAX_CHARS)),
     )
     return cast(type[ExecutorDecision], model)
 
