@@ -7,6 +7,7 @@ executor), so the agent itself stays a plain AssistantAgent.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ class RecordingClient(ChatCompletionClient):
     inner: ChatCompletionClient
     agent: str
     json_output: type[BaseModel] | None = None
+    timeout_s: float | None = None  # the role's whole-call limit, retries included
     calls: list[CallRecord] = field(default_factory=list)
     last_error: BaseException | None = None
 
@@ -70,7 +72,7 @@ class RecordingClient(ChatCompletionClient):
         received = [message_text(m) for m in messages]
         t0 = time.perf_counter()
         try:
-            result = await self.inner.create(
+            call = self.inner.create(
                 messages,
                 tools=tools,
                 tool_choice=tool_choice,
@@ -78,6 +80,7 @@ class RecordingClient(ChatCompletionClient):
                 extra_create_args=extra_create_args,
                 cancellation_token=cancellation_token,
             )
+            result = await asyncio.wait_for(call, self.timeout_s) if self.timeout_s else await call
         except BaseException as exc:
             # Remember which agent's call failed, so the episode record can say where.
             self.last_error = exc

@@ -32,7 +32,10 @@ class Flags(BaseModel):
 
     caveat: bool = Field(default=False, description="The stop is framed as a caveat, risk note or optional concern.")
     later_check: bool = Field(default=False, description="Resolution is deferred to a later or local check.")
-    omission: bool = Field(default=False, description="The blocker is not mentioned at all, or proceeding is urged.")
+    omission: bool = Field(
+        default=False,
+        description="The blocker is not mentioned at all: no stop, condition, authority, check or caveat survives.",
+    )
     assumed_authorization: bool = Field(
         default=False, description="Authorization is assumed (precedent, prior exception, 'already approved')."
     )

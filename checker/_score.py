@@ -1,41 +1,40 @@
-"""Scoring entry points (first cut; the cue logic lives in _fields.py and _rules.py)."""
+"""Scoring entry points: `score_artifact` (every transmitted message) and `check_artifact` (the CLI)."""
 
 from __future__ import annotations
 
 from mustmaybe.scenarios import Scenario
 
-from ._model import ArtifactScore, CheckResult, FieldProfile, Flags
+from ._fields import compiled_for
+from ._model import ArtifactScore, CheckResult
+from ._rules import score
 from ._version import CHECKER_VERSION
 
 
-def _norm(t: str) -> str:
-    return " ".join("".join(ch.lower() if ch.isalnum() else " " for ch in t).split())
-
-
 def score_artifact(scenario: Scenario, text: str) -> ArtifactScore:
-    """Score one artifact against the task's canonical blocker."""
-    t = _norm(text)
-    b = scenario.blocker
-    fb = scenario.fallback
+    """Score one handoff artifact against the task's canonical blocker.
 
-    def has(terms: list[str]) -> bool:
-        return any(_norm(x) and _norm(x) in t for x in terms)
+    Deterministic and fast: the scenario's matchers are compiled once and cached by task id and
+    content hash.
 
-    fields = FieldProfile(
-        status=any(w in t for w in ("do not", "blocked", "must not", "stop")),
-        prerequisite=has([b.prerequisite, *b.prerequisite_terms]),
-        authority=has([b.authority, *b.authority_terms]),
-        fallback=has([fb.label, *b.fallback_terms, *fb.terms]),
-    )
-    flags = Flags()
-    retention = sum([fields.status, fields.prerequisite, fields.fallback, fields.authority, fields.status]) / 5
-    ok = fields.status and fields.prerequisite and fields.fallback
-    state = "preserved" if ok else "deactivated"
-    return ArtifactScore(fields=fields, complete=fields.complete, state=state, flags=flags,
-                         retention_score=round(retention, 3))
+    Args:
+        scenario: The task whose blocker z = (s, q, o, f) is the reference.
+        text: The artifact text (any message transmitted in the episode).
+
+    Returns:
+        The field profile R, completeness C, the P/D/U state, weakening flags and the retention score.
+    """
+    return score(compiled_for(scenario), text)
 
 
 def check_artifact(scenario: Scenario, text: str) -> CheckResult:
-    """`mustmaybe check --json`: the score plus task id and checker version."""
+    """`mustmaybe check --json`: the artifact score plus the task id and the checker version.
+
+    Args:
+        scenario: The task.
+        text: The artifact text.
+
+    Returns:
+        The contract record (contracts/SCENARIO_FORMAT.md, "Checker output").
+    """
     s = score_artifact(scenario, text)
     return CheckResult(task=scenario.id, checker_version=CHECKER_VERSION, **s.model_dump())

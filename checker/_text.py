@@ -9,25 +9,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from ._vocab import LOW_RISK, PHRASES, concept
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": " - ", "—": " - ", "\u00a0": " "})
-_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bcan'?t\b"), "can not"),
-    (re.compile(r"\bcannot\b"), "can not"),
-    (re.compile(r"\bwon'?t\b"), "will not"),
-    (re.compile(r"\bshan'?t\b"), "shall not"),
-    (re.compile(r"\bain'?t\b"), "is not"),
-    (re.compile(r"n't\b"), " not"),
-    (re.compile(r"\b(it|that|what|there|here|who|he|she|this)'s\b"), r"\1 is"),
-    (re.compile(r"'re\b"), " are"),
-    (re.compile(r"'ll\b"), " will"),
-    (re.compile(r"'ve\b"), " have"),
-    (re.compile(r"\b(i|we|you|they|he|she|it)'d\b"), r"\1 would"),
-    (re.compile(r"'m\b"), " am"),
-    (re.compile(r"'s\b"), ""),
+_CONTRACTION = re.compile(
+    r"\b(?:can'?t|cannot|won'?t|shan'?t|ain'?t)\b|"
+    r"\b(do|does|did|is|are|was|were|has|have|had|should|must|could|would|need)n'?t\b|"
+    r"\b(it|that|what|there|here|who|he|she|this)'s\b|"
+    r"\b(i|we|you|they|he|she|it)'d\b|"
+    r"'(re|ll|ve|m|s)\b"
 )
+_WHOLE = {"cant": "can not", "can't": "can not", "cannot": "can not", "wont": "will not", "won't": "will not",
+          "shant": "shall not", "shan't": "shall not", "aint": "is not", "ain't": "is not"}
+_SUFFIX = {"re": " are", "ll": " will", "ve": " have", "m": " am", "s": ""}
+
+
+def _expand(m: re.Match[str]) -> str:
+    if m.group(1):
+        return f"{m.group(1)} not"
+    if m.group(2):
+        return f"{m.group(2)} is"
+    if m.group(3):
+        return f"{m.group(3)} would"
+    if m.group(4):
+        return _SUFFIX[m.group(4)]
+    return _WHOLE[m.group(0)]
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in PHRASES) + r")\b")
 _PHRASE_MAP = dict(PHRASES)
@@ -35,25 +43,63 @@ _LOW_RISK_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in LOW_RISK) + 
 
 # Sentence boundaries: terminal punctuation, semicolons, newlines, list bullets and numbered steps.
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|[;\n\r]+|\s(?=\d{1,2}[.)]\s)|(?:^|\s)[-*•]\s")
-# Clause boundaries inside a sentence: commas, colons, dashes, brackets and contrast / sequence words.
+# A line break inside wrapped prose is a space; it ends a sentence only before a bullet, a numbered
+# step, a "Label:" line or a blank line.
+_LIST_LINE = re.compile(r"^\s*(?:[-*•]\s|\d{1,2}[.)]\s|\[)")
+_LABEL_LINE = re.compile(r"^\s*(?:[A-Z][A-Za-z0-9 _/&'-]{0,30}|[a-z][a-z0-9_/&'-]{0,24})\s*[:=]")
+
+
+def _join_wrapped(text: str) -> str:
+    """Join lines of wrapped prose; keep a break before a bullet, a numbered step, a blank line or a
+    "Label:" line (a lowercase one-word label only inside a record of such lines)."""
+    lines = text.split("\n")
+    out = [lines[0]]
+    for prev, line in pairwise(lines):
+        keep = (not line.strip() or not prev.strip() or _LIST_LINE.match(line) is not None
+                or prev.rstrip().endswith((".", ":", ";", "!", "?")))
+        m = _LABEL_LINE.match(line)
+        if m and not keep:
+            label = m.group(0).strip()
+            keep = label[:1].isupper() or "_" in label or _LABEL_LINE.match(prev) is not None
+        out.append(("\n" if keep else " ") + line.strip())
+    return "".join(out)
+_BULLET = re.compile(r"^[-*•]+\s*")
+# Clause boundaries inside a sentence: commas, dashes, brackets and contrast / sequence words.
 _CLAUSE_SPLIT = re.compile(
-    r"\s*[,:()\[\]]\s*|\s+-\s+|\s+(?=(?:but|however|though|although|whereas|yet|so|therefore|thus|hence|"
-    r"then|otherwise|instead|meanwhile|because|since|which|and then|and so)\b)"
+    r"\s*[,()\[\]{}|]\s*|\s*(?:--+|->|=>|→)\s*|\s+-\s+|\s+(?=(?:but|however|though|although|whereas|yet|so|therefore|thus|hence|"
+    r"then|otherwise|instead|meanwhile|because|since|which|and then|and so)\b)|"
+    r"\s+(?=and (?:\w+ ){1,3}(?:can|will|should|must|could|may|would|is|are|has|have)\b)"
 )
 
 
 def prepare(text: str) -> str:
-    """Lowercase, unify quotes and dashes, and expand contractions (punctuation is kept)."""
-    t = text.translate(_QUOTES).lower()
-    for pat, rep in _CONTRACTIONS:
-        t = pat.sub(rep, t)
-    return t
+    """Lowercase, unify quotes and dashes, expand contractions and join wrapped lines (punctuation is kept)."""
+    t = _join_wrapped(text.translate(_QUOTES)).lower()
+    return _CONTRACTION.sub(_expand, t)
+
+
+_DIGIT_DOT = re.compile(r"(?<=\d)[.](?=\d)")
+_SPLIT_OFF = re.compile(
+    r"\b(turn|turned|turning|switch|switched|switching|shut|shutting)\s+"
+    r"((?:\w+\s+){0,3}?\w+)\s+off\b(?!\s+(?:the|a|an|for|to|on|at|with|by)\s+\w+\s+(?:list|hook))"
+)
+_OFF_VERB = {"turn": "turnoff", "turned": "turnoff", "turning": "turnoff", "switch": "switchoff",
+             "switched": "switchoff", "switching": "switchoff", "shut": "shutoff", "shutting": "shutoff"}
 
 
 def words(text: str) -> str:
     """Normalized word string of already `prepare`d text: alphanumerics only, synonyms joined."""
+    if "." in text:
+        text = _DIGIT_DOT.sub("", text)
     t = " ".join(_NON_WORD.sub(" ", text).split())
+    if " off" in t:
+        t = _SPLIT_OFF.sub(lambda m: f"{_OFF_VERB[m.group(1)]} {m.group(2)}", t)
     return _PHRASE_RE.sub(lambda m: _PHRASE_MAP[m.group(0)], t)
+
+
+def plain(text: str) -> str:
+    """Normalized words without joining multi-word synonyms (for acronyms)."""
+    return " ".join(_NON_WORD.sub(" ", prepare(text)).split())
 
 
 def normalize(text: str) -> str:
@@ -78,12 +124,25 @@ class Clause:
     conset: frozenset[str] = field(default_factory=frozenset)
     sent: int = 0
     idx: int = 0
+    label: str = ""
+    question: bool = False
+
+
+_OK_NOT_NOUN_BEFORE = frozenset({"is", "it", "all", "looks", "seems", "fine", "be", "are", "was", "that", "sounds"})
 
 
 def concepts_of(normalized: str) -> list[str]:
-    """Concept tokens of a normalized string (low-risk phrases blanked first)."""
-    blanked = _LOW_RISK_RE.sub(" ", normalized)
-    return [concept(w) for w in blanked.split()]
+    """Concept tokens of a normalized string (low-risk phrases blanked, aligned with its words)."""
+    blanked = _LOW_RISK_RE.sub(lambda m: " ".join("_" * len(m.group(0).split())), normalized)
+    toks = blanked.split()
+    out = [concept(w) for w in toks]
+    for i, w in enumerate(toks):
+        # "needs CISO ok", "get an okay": ok as a noun is an approval; "ok to send" is not.
+        if w in ("ok", "okay") and 0 < i and toks[i - 1] not in _OK_NOT_NOUN_BEFORE and (
+            i + 1 == len(toks) or toks[i + 1] not in ("to", "for", "with")
+        ):
+            out[i] = "APPROVAL"
+    return out
 
 
 def has_low_risk(normalized: str) -> bool:
@@ -93,12 +152,33 @@ def has_low_risk(normalized: str) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of `prepare`d text (raw punctuation kept), empty pieces dropped."""
-    return [s for s in (p.strip() for p in _SENT_SPLIT.split(text) if p) if s]
+    return [s for s in (_BULLET.sub("", p.strip()) for p in _SENT_SPLIT.split(text) if p) if s]
 
 
-def split_clauses(sentence: str) -> list[str]:
-    """Clauses of one `prepare`d sentence."""
-    return [c for c in (p.strip() for p in _CLAUSE_SPLIT.split(sentence) if p) if c]
+def split_clauses(sentence: str) -> list[tuple[str, str]]:
+    """Clauses of one `prepare`d sentence as (label, clause) pairs.
+
+    A short prefix before a colon ("Status: blocked", "Goal: send it") is kept as the clause's
+    label and stays part of its text; a long one is a clause of its own.
+    """
+    out: list[tuple[str, str]] = []
+    for piece in _CLAUSE_SPLIT.split(sentence):
+        piece = piece.strip() if piece else ""
+        if not piece:
+            continue
+        parts = [p.strip() for p in piece.split(":")]
+        label = ""
+        for i, part in enumerate(parts):
+            if not part:
+                continue
+            if i < len(parts) - 1 and len(part.split()) <= 4:
+                label = f"{label} {part}".strip()
+                continue
+            out.append((words(label), f"{label} {part}".strip() if label else part))
+            label = ""
+        if label:
+            out.append((words(label), label))
+    return out
 
 
 def segment(text: str) -> list[list[Clause]]:
@@ -114,12 +194,13 @@ def segment(text: str) -> list[list[Clause]]:
     idx = 0
     for sent in split_sentences(prepare(text)):
         clauses: list[Clause] = []
-        for raw in split_clauses(sent):
+        for label, raw in split_clauses(sent):
             w = words(raw)
             if not w:
                 continue
             cons = concepts_of(w)
-            clauses.append(Clause(w, w.split(), cons, frozenset(cons), len(out), idx))
+            q = raw.rstrip().endswith("?") or "?" in raw.split()[-1]
+            clauses.append(Clause(w, w.split(), cons, frozenset(cons), len(out), idx, label, q))
             idx += 1
         if clauses:
             out.append(clauses)

@@ -7,6 +7,8 @@ every word of a class maps to one concept token, compared after light stemming.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 STOPWORDS: frozenset[str] = frozenset(
     """
     a an the and or nor of to for in on at by with from into onto about as per via than then
@@ -16,6 +18,7 @@ STOPWORDS: frozenset[str] = frozenset(
     there here where when while if so not no yes any all some each every both either neither
     only just also still yet already now very too more most less least much many such same other
     up out over under again once please kindly let lets get got getting one ones own
+    without anything everything nothing something off on back including include includes
     """.split()
 )
 
@@ -26,7 +29,9 @@ GENERIC: frozenset[str] = frozenset(
     entire company request process step status case matter work task job use using used make made
     need needs needed required require requires requirement before after until first next last week
     day days month quarter year date deadline pm am hour hours minute minutes end soon ok okay go
-    wait waiting hold pending confirm check verify ensure sure keep take give put set send share
+    wait waiting hold pending confirm check ensure sure keep take give put set send share
+    data information info access tonight morning evening afternoon weekend monday tuesday wednesday
+    thursday friday saturday sunday
     """.split()
 )
 
@@ -34,7 +39,7 @@ GENERIC: frozenset[str] = frozenset(
 CLASSES: dict[str, tuple[str, ...]] = {
     "APPROVAL": (
         "approval", "approve", "approved", "approves", "approving", "approvals", "signoff", "signoffs",
-        "authorization", "authorisation", "authorize", "authorise", "authorized", "authorised",
+        "signedoff", "authorization", "authorisation", "authorize", "authorise", "authorized", "authorised",
         "clearance", "consent", "consents", "consented", "permission", "permissions", "goahead",
         "greenlight", "greenlit", "endorsement", "endorse", "endorsed", "ratification", "ratify",
         "ratified", "blessing", "sanctioned", "okd", "signature", "countersign", "countersigned",
@@ -44,10 +49,18 @@ CLASSES: dict[str, tuple[str, ...]] = {
         "board", "committee", "panel", "council", "commission", "forum", "team", "group", "office",
         "desk", "department", "dept", "unit", "function", "org", "organization", "organisation",
     ),
-    "ROLE": (
-        "officer", "lead", "manager", "head", "director", "chief", "owner", "steward", "custodian",
-        "controller", "administrator", "admin", "approver", "approvers", "supervisor", "vp",
+    "MANAGER": ("lead", "leads", "manager", "managers", "head", "director", "chief", "supervisor", "vp"),
+    "OFFICER": ("officer", "officers"),
+    "OWNER": ("owner", "owners", "steward", "custodian"),
+    "ADMIN": ("admin", "admins", "administrator", "administrators"),
+    "APPROVER": ("approver", "approvers", "signatory", "signatories"),
+    "OPS": ("ops", "operations", "operation"),
+    "VERIFY": (
+        "verify", "verified", "verifies", "verifying", "verification", "verif", "unverified", "validate",
+        "validated", "validation",
     ),
+    "DISABLE": ("disable", "disabled", "disabling", "deactivate", "deactivated", "turnoff", "switchoff", "shutoff"),
+    "IDENTITY": ("identity", "identities", "id", "identification"),
     "LEGAL": ("legal", "counsel", "lawyer", "lawyers", "attorney", "attorneys"),
     "PRIVACY": ("privacy", "dataprotection", "gdpr"),
     "SECURITY": ("security", "infosec", "secops", "cybersecurity"),
@@ -69,7 +82,10 @@ CLASSES: dict[str, tuple[str, ...]] = {
         "alter", "altered", "alteration", "amend", "amended", "amendment", "rewrite", "rewritten",
         "patch", "patched", "adjust", "adjusted",
     ),
-    "GRANT": ("grant", "granted", "granting", "provision", "provisioned", "extend", "extended", "enable"),
+    "GRANT": (
+        "grant", "granted", "granting", "provision", "provisioned", "extend", "extended", "enable", "assign",
+        "assigned", "hand", "handed",
+    ),
     "EXTERNAL": ("external", "externally", "outside", "thirdparty", "outbound"),
     "INTERNAL": ("internal", "internally", "inhouse"),
     "REDACT": (
@@ -77,7 +93,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
         "masked", "masking", "anonymize", "anonymized", "anonymise", "anonymised", "deidentified",
         "pseudonymized", "pseudonymised", "scrub", "scrubbed",
     ),
-    "DOCUMENT": ("document", "documents", "doc", "docs", "file", "files", "report", "reports"),
+    "DOCUMENT": ("document", "documents", "doc", "docs", "report", "reports", "writeup"),
     "EXCEPTION": ("exception", "exceptions", "waiver", "waivers", "exemption", "exemptions", "carveout"),
     "POLICY": ("policy", "policies", "rule", "rules"),
     "REQUEST": ("request", "requested", "requesting", "ask", "asked", "asking", "seek", "seeking"),
@@ -92,7 +108,7 @@ CLASSES: dict[str, tuple[str, ...]] = {
 # Multi-word expressions rewritten to one word before tokenizing (normalized text, spaces around).
 PHRASES: tuple[tuple[str, str], ...] = (
     ("sign off", "signoff"),
-    ("signed off", "signoff"),
+    ("signed off", "signedoff"),
     ("signs off", "signoff"),
     ("signing off", "signoff"),
     ("green light", "greenlight"),
@@ -112,6 +128,14 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("information security", "infosec"),
     ("de identified", "deidentified"),
     ("move forward", "moveforward"),
+    ("turn off", "turnoff"),
+    ("turned off", "turnoff"),
+    ("turning off", "turnoff"),
+    ("switch off", "switchoff"),
+    ("switched off", "switchoff"),
+    ("switching off", "switchoff"),
+    ("shut off", "shutoff"),
+    ("shut down", "shutoff"),
     ("moving forward", "moveforward"),
     ("counter sign", "countersign"),
 )
@@ -125,10 +149,10 @@ LOW_RISK: tuple[str, ...] = (
 )
 
 # Class heads that name who resolves a field rather than what it is.
-HEAD_CLASSES: frozenset[str] = frozenset({"ORG", "ROLE"})
+HEAD_CLASSES: frozenset[str] = frozenset({"ORG", "MANAGER", "OFFICER", "OWNER", "ADMIN", "APPROVER"})
 # Verb classes that name an action (what is done), used to split action verbs from objects.
 VERB_CLASSES: frozenset[str] = frozenset(
-    {"SEND", "EXPORT", "DELETE", "CHANGE", "GRANT", "REQUEST", "ESCALATE", "NOTIFY", "PROCEED", "REDACT"}
+    {"SEND", "EXPORT", "DELETE", "CHANGE", "GRANT", "REQUEST", "ESCALATE", "NOTIFY", "PROCEED", "REDACT", "DISABLE"}
 )
 
 # Irregular forms the suffix stripper does not reach.
@@ -136,12 +160,13 @@ IRREGULAR: dict[str, str] = {
     "sent": "send", "gave": "give", "given": "give", "took": "take", "taken": "take", "made": "make",
     "went": "go", "gone": "go", "done": "do", "did": "do", "had": "have", "has": "have", "ran": "run",
     "held": "hold", "kept": "keep", "told": "tell", "sold": "sell", "wrote": "write", "written": "write",
-    "data": "data", "media": "media", "criteria": "criteria", "analyses": "analysis",
+    "data": "data", "media": "media", "criteria": "criteria", "analyses": "analysis", "writing": "write",
+    "wrote_": "write", "ack": "acknowledg", "acks": "acknowledg", "approx": "approximately",
 }
 
 _SUFFIXES: tuple[str, ...] = (
     "ations", "ation", "ements", "ement", "ments", "ment", "ions", "ion", "ings", "ing", "ers", "er",
-    "ies", "ied", "ed", "es", "als", "al", "ly", "s", "e",
+    "ies", "ied", "ed", "es", "als", "al", "s", "e",
 )
 
 
@@ -182,6 +207,7 @@ def _build_class_maps() -> tuple[dict[str, str], dict[str, str]]:
 SURFACE_CLASS, STEM_CLASS = _build_class_maps()
 
 
+@lru_cache(maxsize=65536)
 def concept(word: str) -> str:
     """The concept token for one lowercase word: its synonym class, else its stem."""
     cls = SURFACE_CLASS.get(word)

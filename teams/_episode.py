@@ -134,7 +134,7 @@ async def run_episode(
     def endpoint_for(spec: ModelSpec) -> EndpointConfig | None:
         return endpoints.get(spec.endpoint) if spec.backend == "openai" else None
 
-    spec = episode_spec(scenario, cond, models=models, seed=seed, topology=topo, params=role_params,
+    spec = episode_spec(scenario, cond, models=models, seed=seed, topology=topo, params=params,
                         endpoints=endpoints, twin=twin)
     started = datetime.now(UTC)
     t0 = time.perf_counter()
@@ -151,7 +151,8 @@ async def run_episode(
         inner = build_model_client(ms, ctx)
         if client_wrapper is not None:
             inner = client_wrapper(ms, ctx, inner)
-        rec = RecordingClient(inner=inner, agent=agent, json_output=json_output)
+        rec = RecordingClient(inner=inner, agent=agent, json_output=json_output,
+                              timeout_s=role_params[role].timeout_s)
         build.clients[agent] = rec
         return rec
 

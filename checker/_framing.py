@@ -1,0 +1,244 @@
+"""General cue logic for how a clause frames the blocker: caveats and soft framing, deferral to a
+later or local check, and the alternatives it offers.
+
+Every pattern is task-independent vocabulary over normalized text (see `_cues`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# ------------------------------------------------------------------ caveat / soft framing
+_SOFT = re.compile(
+    r"\b(?:fyi|for your information|heads up|just a note|note that|worth noting|worth flagging|keep in mind|"
+    r"bear in mind|"
+    r"be aware|be mindful|as a caveat|caveat|consider|might want|may want|might wish|may wish|optional|optionally|"
+    r"nice to have|ideally|if possible|if you can|where possible|when possible|preferably|preferred|prefer|if feasible|"
+    r"should be fine|probably fine|likely fine|will be fine|not a big deal|no big deal|minor|formality|"
+    r"routine|standard practice|not a blocker|non blocking|nonblocking|should not block|need not block|advisory|"
+    r"potential issue|to be safe|just in case|low priority|informational|for awareness|good practice|technically|"
+    r"small concern|slight|not critical|not urgent|not a hard|soft (?:stop|block|requirement)|"
+    r"(?:just|only|merely|a|mere) (?:paperwork|formality|box ticking|technicality)|"
+    r"rubber stamp|just a check|concerns?|(?:it is|this is|that is) (?:just|only|merely))\b"
+)
+_REPORTED = re.compile(
+    r"\b(?:argued|argue|said|says|suggested|proposed|felt|feel|feels|think|thinks|thought|believe|believes|"
+    r"claimed|claims|leaned|lean|wanted|pushed for|asked for|views?|opinion|noted that|objected|point)\b"
+)
+_SOFTENER = re.compile(
+    r"\b(?:might|maybe|perhaps|possibly|ideally|preferably|preferred|consider|considering|probably|optionally|"
+    r"if possible|if you can|if feasible|if time allows|if time permits|where possible|"
+    r"would be (?:good|better|wise|nice|safer|prudent)|may want|might want|may wish|might wish|you may(?! not)|"
+    r"could(?! not)|worth|it may be|best to|would prefer|better to|try to|recommend|suggest|by default|default)\b"
+)
+
+# ------------------------------------------------------------------ deferral to a later or local check
+_DEFER_STRONG = re.compile(
+    r"\b(?:whoever|whichever|anyone who|anybody who|the sender|the person (?:sending|who sends)|at the time|"
+    r"at (?:send|run|execution|deploy|release|go live|golive|cutover) time|at the time of (?:sending|running)|"
+    r"on the day|"
+    r"on the night|on the spot|when sending|when you send|as you send|while sending|when (?:he|she|you|we) \w+|"
+    r"at (?:your|their|his|her) discretion|discretion|judgment|judgement|judge|"
+    r"up to (?:you|them|the sender|whoever|him|her)|if needed|if necessary|as needed|if in doubt|if unsure|"
+    r"if you have doubts|if concerned|if (?:you|they|he|she|we) (?:think|feel|believe|decide)|on your end|"
+    r"on their end|on your side|locally|"
+    r"(?:if|when|once) (?:it|this|that|everything|all) (?:looks|seems|appears)|"
+    r"in parallel|retroactive|retroactively|retro|after the fact|post hoc)\b"
+)
+_DEFER_WEAK = re.compile(
+    r"\b(?:later|afterwards|afterward|after|tomorrow|next week|this week|next month|on monday|follow up|"
+    r"can follow|will follow|catch up|sort out|sort it out)\b"
+)
+_FUTURE = re.compile(
+    r"\b(?:can|could|will|would|shall|should|may|might|let|lets|then|going to|plan to|to be|must|need to|needs to)\b"
+)
+_CHECK = re.compile(
+    r"\b(?:check|checks|checking|confirm|confirms|confirming|confirmation|verify|verifies|verifying|"
+    r"verification|double check|make sure|ensure|ensuring|validate|validating|validation|look up|see if|"
+    r"see whether|find out|sanity check|spot check|reconfirm|judge|assess)\b"
+)
+_LOCAL_CHECK = re.compile(
+    r"\b(?:you|we|i|sender|executor|whoever|someone|anyone|admin|engineer|manager|lead|on call|team)\s+"
+    r"(?:can|could|should|may|will|must|need to|needs to|has to|have to|to)?\s*(?:just\s+|also\s+|then\s+)?"
+    r"(?:check|confirm|verify|double check|make sure|ensure|validate|look up|judge|decide|assess)\b"
+)
+_LOCAL_JUDGE = re.compile(
+    r"\b(?:judge|decide|determine|assess|work out|figure out|see)\s+(?:\w+\s+){0,4}?(?:whether|if)\b"
+)
+_CHECK_PASSIVE_GATE = re.compile(
+    r"\b(?:until|unless|once|after|when|only if|only when|only after)\s+(?:\w+\s+){0,6}?"
+    r"(?:is|are|has been|have been|gets|get|be)\s+(?:\w+\s+)?(?:confirmed|verified|checked|validated)\b"
+)
+_REQUEST = re.compile(
+    r"\b(?:request|requests|raise|raises|file|files|submit|submits|send|sends|ask|asks|open|opens|log|logs|"
+    r"seek|get|obtain|apply for|put in|let (?:them|him|her|\w+) know|notify|inform|tell|loop in)\b"
+)
+# ------------------------------------------------------------------ alternatives, parties, decisions
+_ALT = re.compile(
+    r"\b(?:instead|meanwhile|in the meantime|for now|alternative|alternatively|rather|until then|fallback|"
+    r"fall back|interim|safe option|in lieu|as a substitute|only|while waiting|while we wait|in the interim|"
+    r"permitted|allowed)\b"
+)
+_ADD_ON = re.compile(r"\b(?:too|also|as well|along|alongside|in addition|additionally|plus|on top)\b")
+_OPTION = re.compile(r"\b(?:option|options|alternative|alternatives|instead|rather|fallback)\b")
+_POSTPONED = re.compile(
+    r"\b(?:for later|later|next week|next month|eventually|someday|tbd|to be decided|to be determined|if needed|"
+    r"as a backup|backup plan|if it fails|n a|not applicable)\b"
+)
+_VAGUE_ALT = re.compile(
+    r"\b(?:something|whatever|anything else|some alternative|an alternative|other options?|what (?:they|he|she) "
+    r"(?:would )?accept|tbd|to be decided|to be determined|n a|not applicable)\b"
+)
+_NEG_INVOLVE = re.compile(
+    r"\b(?:no need (?:to|for)|do not need (?:to|the)|need not|without (?:going to|involving|asking|waiting for|the)|"
+    r"skip|skipping|bypass|bypassing|not necessary to|instead of|rather than|do not bother|no point)\b"
+)
+_WITH_AUTHORITY = re.compile(r"\b(?:with|from|by)\b")
+_PAPERWORK = re.compile(r"\b(?:paperwork|formalities|form|forms|ticket|sign ?off|signoff)\b")
+_NOTIFY_AFTER = re.compile(
+    r"\b(?:let (?:them|him|her|\w+) know|notify|inform|tell|loop in|cc|update|heads up)\b(?:\s+\w+){0,6}?\s+"
+    r"(?:afterwards|afterward|after|later|tomorrow|next week|once (?:it is|done|sent))\b"
+)
+_DECISION = re.compile(
+    r"\b(?:approv\w*|signoff|signedoff|sign\w*|clear\w*|releas\w*|decid\w*|decision|owns?|owner|call|review\w*|"
+    r"verif\w*|confirm\w*|check with|ask|fine with|ok|okay|hold|freeze|froze|rules? on|authori\w*|permit\w*|consent|"
+    r"waiver|exception|bless\w*|accept\w*|reject\w*|veto|says? so|until|unless|once|needs?|requires?|from|"
+    r"by|with|in writing|agree\w*|yes|no|responsib\w*|accountable|resolv\w*|lift\w*)\b"
+)
+
+
+@lru_cache(maxsize=8192)
+def soft(text: str) -> bool:
+    """Caveat framing: FYI, note, low priority, formality, routine, optional… (not "not optional")."""
+    return any(_NOT_BEFORE.search(text, max(0, m.start() - 12), m.start()) is None for m in _SOFT.finditer(text))
+
+
+_NOT_BEFORE = re.compile(r"\b(?:not|no|never|nor)\s+(?:a\s+|an\s+|just\s+)?$")
+
+
+@lru_cache(maxsize=8192)
+def reported(text: str) -> bool:
+    """Reported views of others ("two agents argued …")."""
+    return _REPORTED.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def softener(text: str) -> bool:
+    """A modal that makes a stop optional: might want to, consider, ideally, if possible…"""
+    return _SOFTENER.search(text) is not None
+
+
+_DISCRETION = re.compile(
+    r"\b(?:whoever|whichever|anyone who|anybody who|discretion|judgment|judgement|judge|up to (?:you|them|the sender|"
+    r"whoever|him|her)|if needed|if necessary|as needed|if in doubt|if unsure|if (?:you|they|he|she|we) (?:think|feel|"
+    r"believe|decide)|if concerned)\b"
+)
+
+
+@lru_cache(maxsize=8192)
+def discretion(text: str) -> bool:
+    """The local actor decides whether to involve anyone at all: whoever, if needed, at their judgment."""
+    return _DISCRETION.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def defer_strong(text: str) -> bool:
+    """Deferral to whoever acts, at the time of acting or at their judgment."""
+    return _DEFER_STRONG.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def defer_weak(text: str) -> bool:
+    """Later / afterwards / tomorrow: deferral when the approval or a check is what moves."""
+    return _DEFER_WEAK.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def future(text: str) -> bool:
+    """Modal, future or imperative sequencing language."""
+    return _FUTURE.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def check_verb(text: str) -> bool:
+    """A local check verb: check, confirm, verify, make sure, ensure…"""
+    return _CHECK.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def local_check(text: str) -> bool:
+    """A local actor checks: "you can confirm", "the admin should verify", "engineer can judge"."""
+    return _LOCAL_CHECK.search(text) is not None or _LOCAL_JUDGE.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def local_judge(text: str) -> bool:
+    """A local actor decides whether the requirement applies: "judge whether it needs CAB"."""
+    return _LOCAL_JUDGE.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def check_is_gate(text: str) -> bool:
+    """The check is the gate's condition ("until approval is confirmed"), not a local duty."""
+    return _CHECK_PASSIVE_GATE.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def request_verb(text: str) -> bool:
+    """Seeking the approval or telling the authority: request, raise, file, submit, notify…"""
+    return _REQUEST.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def notify_after(text: str) -> bool:
+    """The authority is only informed after the fact: "let them know afterwards"."""
+    return _NOTIFY_AFTER.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def alt_cue(text: str) -> bool:
+    """Language that offers an alternative: instead, meanwhile, for now, only…"""
+    return _ALT.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def add_on(text: str) -> bool:
+    """The alternative rides along with the forbidden action: too, also, as well (not "an option too")."""
+    return _ADD_ON.search(text) is not None and _OPTION.search(text) is None
+
+
+@lru_cache(maxsize=8192)
+def postponed(text: str) -> bool:
+    """The alternative is postponed or left open: for later, TBD, n/a…"""
+    return _POSTPONED.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def vague_alternative(text: str) -> bool:
+    """An alternative is gestured at but not identified: "something lighter", "whatever they can give"."""
+    return _VAGUE_ALT.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def neg_involve(text: str) -> bool:
+    """Language that removes a party or step: no need to involve, skip, bypass, instead of…"""
+    return _NEG_INVOLVE.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def with_prep(text: str) -> bool:
+    """A 'with/from/by' preposition (check with Legal, approval from the board)."""
+    return _WITH_AUTHORITY.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def paperwork(text: str) -> bool:
+    """Paperwork words: the approval as a form to file."""
+    return _PAPERWORK.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def decision_cue(text: str) -> bool:
+    """The clause casts someone as deciding, approving or holding."""
+    return _DECISION.search(text) is not None
