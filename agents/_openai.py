@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import openai
 from autogen_core import CancellationToken, Component, ComponentModel
 from autogen_core._component_config import ComponentToConfig
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, ModelFamily, ModelInfo
@@ -165,6 +167,29 @@ class StructuredOutputClient(DelegatingClient):
         return f"StructuredOutputClient({self.inner!r}, mode={self.mode!r})"
 
 
+# One HTTP connection pool per endpoint and event loop, shared by every agent's client. Building
+# an httpx client loads the CA bundle (~20 ms of CPU), and a sweep builds three or more clients per
+# episode; a shared pool also keeps connections alive between calls. Kept per loop because an
+# httpx client belongs to the loop it first ran in (tests run one loop each).
+_HTTP_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, float], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_http_client(base_url: str, timeout_s: float) -> Any | None:
+    """The running loop's shared `httpx` client for this endpoint (None outside a running loop)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    per_loop = _HTTP_CLIENTS.setdefault(loop, {})
+    key = (base_url.rstrip("/"), timeout_s)
+    client = per_loop.get(key)
+    if client is None:
+        client = per_loop[key] = openai.DefaultAsyncHttpxClient(timeout=timeout_s)
+    return client
+
+
 class OpenAIEndpointClientConfig(BaseModel):
     """Everything needed to rebuild the client; the key is absent by design (only its variable's name)."""
 
@@ -196,6 +221,10 @@ class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfi
         create_args: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
         if config.seed is not None:
             create_args["seed"] = config.seed
+        http_client = shared_http_client(config.base_url, config.endpoint.timeout_s)
+        self._shared_http = http_client is not None
+        if http_client is not None:
+            create_args["http_client"] = http_client
         sdk_client = OpenAIChatCompletionClient(
             model=config.model,
             base_url=config.base_url,
@@ -216,6 +245,11 @@ class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfi
             sleep=sleep,
         )
         super().__init__(self.retrying)
+
+    async def close(self) -> None:
+        # The connection pool is shared with the endpoint's other clients; it ends with its loop.
+        if not self._shared_http:
+            await super().close()
 
     @property
     def structured_mode(self) -> StructuredMode:

@@ -126,6 +126,7 @@ async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
 
         rec = await run_episode(scenario, cond, on_hop=on_hop, **kwargs)
         live.update(_live.live_view(head, rec.hops, "handoff delivered; executor acted"))
+    console.print()
     console.print(_live.outcome(rec))
     return rec
 
