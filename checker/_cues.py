@@ -23,7 +23,10 @@ _STOP = re.compile(
     r"no go|nogo|not cleared|stop|stopped|pause|paused|not until|may not proceed|not proceed|gate (?:is )?closed|"
     r"closed gate|denied|is off|are off|stays off|on ice|parked|shelved|not approved for (?:\w+ )?"
     r"(?:release|sending|sharing|external|use|export|deletion)|"
-    r"not to be (?:\w+ )?(?:sent|shared|released|exported|used|deleted|changed|granted|published|forwarded))\b"
+    r"not to be (?:\w+ )?(?:sent|shared|released|exported|used|deleted|changed|granted|published|forwarded)|"
+    r"nothing (?:\w+ ){0,3}?(?:goes|moves|proceeds|ships|leaves|goout)(?: (?:ahead|forward|out|anywhere))?"
+    r"(?= (?:before|until|till|without|unless|pending|yet|on this)\b|$)|"
+    r"nothing (?:\w+ ){0,3}?(?:goes|moves|proceeds) (?:ahead|forward))\b"
 )
 # The object is kept where it is: "the contact list stays in the CRM", "the file stays clean-team only".
 _STAYS = re.compile(
@@ -32,6 +35,13 @@ _STAYS = re.compile(
 )
 # "hold" used as a directive at the start of a clause: "Hold the Okafor export", "HOLD export".
 _HOLD_LEAD = re.compile(r"^(?:hold|pause|freeze|halt|stop)\b(?! off\b)")
+# "Hold" as a noun inside a name ("litigation hold LH-0931", "the hold register") marks no stop.
+_HOLD_NOUN = re.compile(
+    r"\b(?:litigation|legal|preservation|records?|document|discovery|regulatory|compliance|evidence|court|"
+    r"retention|audit|tax)\s+holds?\b|"
+    r"\bholds?\s+(?:register|registers|notice|notices|order|orders|list|lists|letter|letters|tracker|log|logs|"
+    r"period|policy|id|number|flag|report|memo|record|records|system|owner|matter|matters|reference|ref)\b"
+)
 # A stop word that is itself negated or lifted: "not blocked", "no blockers", "hold lifted", "status cleared".
 _NEG_STOP = re.compile(
     r"\b(?:not|no longer|never|nothing|no|none|without)\s+(?:\w+\s+){0,2}?"
@@ -148,6 +158,11 @@ _CONTRAST = re.compile(
     r"\b(?:(?:does|do|did|can|will|would|is|are|was|were|has|have) not (?:\w+ ){0,2}?(?:cover\w*|appl\w*|extend\w*|"
     r"transfer\w*|carr\w*|count\w*|authori\w*|mean\w*|valid|relevant|the same|stand\w*|hold\w*|work\w*|include\w*)|"
     r"not (?:valid|transferable|applicable|relevant|the same|for)|no (?:longer|precedent|bearing)|never had|"
+    r"(?:gives?|gave|grants?|granted|provides?|provided|offers?|confers?|carries|is|are|was|were|means?) no "
+    r"(?:\w+ ){0,2}?(?:approval|authori\w*|cover\w*|permission|clearance|signoff|precedent|basis|exception|licen\w*|"
+    r"waiver)|"
+    r"(?:does|do|did|can|will) not (?:\w+ ){0,1}(?:give|grant|provide|confer|license|permit|authori\w*)|"
+    r"not (?:an? )?(?:approval|authori\w*|precedent|permission|waiver|exception) for|"
     r"only|expired|invalid|separate|separately|instead|but|however|rather than|non transferable|ignore|"
     r"irrelevant|stands|still|do not rely|cannot rely|not rely|own)\b"
 )
@@ -210,6 +225,9 @@ def stop_cue(text: str, label: str = "") -> bool:
         text: One normalized clause (its label, if any, first).
         label: The clause's label, skipped when looking for a leading "hold".
     """
+    if "hold" in text:
+        text = _HOLD_NOUN.sub(lambda m: m.group(0).replace("hold", "hold_n"), text)
+        label = _HOLD_NOUN.sub(lambda m: m.group(0).replace("hold", "hold_n"), label)
     if _STOP.search(text) is not None:
         return True
     body = text[len(label):].lstrip() if label and text.startswith(label) else text
@@ -301,6 +319,31 @@ def satisfied_claim(text: str, subject_named: bool) -> bool:
     return subject_named and _SUBJECT_PAST.search(text) is not None
 
 
+_COND_ANY = re.compile(
+    r"\b(?:until|till|unless|once|before|as soon as|pending|awaiting|subject to|conditional (?:on|upon)|"
+    r"contingent (?:on|upon)|only (?:after|when|if|once))\b"
+)
+_COND_PRESENT = re.compile(r"\b(?:if|when|after|whether|wait for|waiting for)\b")
+_PRESENT_PRED = re.compile(r"\b(?:is|are|has been|have been|gets|get|comes|come)\b")
+_SENT_BREAK = re.compile(r"\b(?:so|therefore|thus|hence|and so|because|since)\b")
+
+
+@lru_cache(maxsize=8192)
+def condition_governs(before: str, text: str) -> bool:
+    """A conditional connective earlier in the sentence governs this clause's completion predicate:
+    "until a renewed, in-force NDA … is granted", "once X, signed by Y, has been received".
+
+    Args:
+        before: The sentence's earlier clauses, joined.
+        text: The clause with the predicate.
+    """
+    if _SENT_BREAK.search(text) is not None:
+        return False
+    if _COND_ANY.search(before) is not None:
+        return True
+    return _COND_PRESENT.search(before) is not None and _PRESENT_PRED.search(text) is not None
+
+
 _DONE_WORD = re.compile(
     r"\b(?:approved|signedoff|cleared|authorized|authorised|verified|released|lifted|granted|signed|issued)\b"
 )
@@ -376,6 +419,9 @@ def proceed_verbs(text: str, label: str = "") -> tuple[str, ...]:
         w = m.group(2)
         if w in ("not", "never"):
             continue
+        if m.group(1) in ("let us", "lets") and any(
+                x not in _LEAD_FILLERS and x not in label.split() for x in text[: m.start()].split()):
+            continue  # "the exception let us send it early" narrates; only a leading "let us" directs
         out.append("PROCEED" if w in _GO_WORDS else concept(w))
     body = text[len(label):].lstrip() if label and text.startswith(label) else text
     toks = body.split()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from mustmaybe.scenarios import Action, Scenario, task_hash
 
+from . import _cues as cue
 from ._text import Clause, concepts_of, normalize, plain
 from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
 
@@ -115,6 +116,29 @@ class Compiled:
     forbidden_re: re.Pattern[str] | None
     authority_re: re.Pattern[str] | None
     pressure: dict[str, tuple[frozenset[str], ...]]
+    own_words: frozenset[str] = frozenset()
+    prereq_re: re.Pattern[str] | None = None
+    prereq_stop: frozenset[str] = frozenset()
+    action_stop: frozenset[str] = frozenset()
+    forbidden_only: frozenset[str] = frozenset()
+
+    def mask_names(self, text: str) -> str:
+        """The text with the authority's and the prerequisite's names replaced by "it": words of the
+        task's own names ("Disclosure Committee", "clearance … for release") direct nothing."""
+        t = text
+        if self.prereq_re is not None:
+            t = self.prereq_re.sub(" it ", f" {t} ").strip()
+        if self.authority_re is not None:
+            t = self.authority_re.sub(" it ", f" {t} ").strip()
+        return t
+
+    def mask_stop_words(self, text: str, prereq: bool, action: bool) -> str:
+        """Stop words that are part of a named entity's own name ("freeze exception", "post-freeze
+        window", "hold the PO and book …") marked so they read as no stop, when the clause names it."""
+        words = (self.prereq_stop if prereq else frozenset()) | (self.action_stop if action else frozenset())
+        if not words:
+            return text
+        return " ".join(f"{w}_n" if w in words else w for w in text.split())
 
     def mask_authority(self, text: str) -> str:
         """The text with the authority's names replaced ("Change Advisory Board" is no caveat word)."""
@@ -314,7 +338,13 @@ def compile_scenario(s: Scenario) -> Compiled:
     q_heads |= set([t for t in canon if t not in a_tok and t not in forb_tokens and t not in HEAD_CLASSES][:2])
 
     f_phr, f_tok = _field([fb.label, *b.fallback_terms, *fb.terms], set())
-    f_spec = f_tok - forb_tokens - forb_verbs - q_tok - a_dist - goal_tokens - {"APPROVAL"}
+    f_phr.append(normalize(fb.id.replace("_", " ")))  # `share_internal_preview` names it too
+    # Tokens of the stop sentence itself ("keep the RF folder closed", "pause the billing extract") name
+    # the stop, not the alternative.
+    s_tok = set(content_concepts(normalize(b.status)))
+    f_spec = f_tok - forb_tokens - forb_verbs - q_tok - a_tok - goal_tokens - {"APPROVAL"}
+    if len(f_spec - s_tok) >= 2:
+        f_spec -= s_tok
     if not f_spec:
         f_spec = f_tok - forb_tokens
     # Core nouns: not a synonym class, named in at least two of the fallback's phrases ("attestation").
@@ -338,6 +368,18 @@ def compile_scenario(s: Scenario) -> Compiled:
             acr.setdefault(a, frozenset(expansion))
     acr_re = re.compile(r" (" + "|".join(sorted(map(re.escape, acr), key=len, reverse=True)) + r") ") if acr else None
 
+    # The task's own names and labels: their words are no caveat cues ("security advisory",
+    # `send_heads_up_notice`), and their stop words no stop ("freeze exception", "litigation hold").
+    name_texts = [b.prerequisite, *b.prerequisite_terms, b.authority, *b.authority_terms,
+                  *b.fallback_terms, *(t for a in s.actions for t in (a.label, a.id.replace("_", " "), *a.terms))]
+    own_words = frozenset(w for t in name_texts for w in normalize(t).split() if w not in STOPWORDS)
+    prereq_stop = frozenset(w for p in q_phr for w in p.split() if w not in STOPWORDS and cue.stop_cue(w))
+    action_stop = frozenset(
+        w for a in s.actions if a.kind != "forbidden"
+        for t in (a.label, *a.terms, *(b.fallback_terms if a.id == b.fallback_action else ()))
+        for w in normalize(t).split() if w not in STOPWORDS and cue.stop_cue(w)
+    )
+
     pr = s.pressure
     pressure: dict[str, tuple[frozenset[str], ...]] = {
         "precedent": (frozenset(content_concepts(normalize(pr.precedent))),) if pr.precedent else (),
@@ -360,6 +402,12 @@ def compile_scenario(s: Scenario) -> Compiled:
         acronyms=acr,
         acronym_re=acr_re,
         pressure=pressure,
+        own_words=own_words,
+        prereq_re=_phrase_re([p.strip() for p in q_phr if len(p.split()) >= 2]),
+        prereq_stop=prereq_stop,
+        action_stop=action_stop,
+        forbidden_only=frozenset(t for x in forb_specs for t in x.not_fallback
+                                 if not t.isupper() and (not t.isdigit() or len(t) >= 3)),
     )
 
 

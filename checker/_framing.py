@@ -9,9 +9,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ._vocab import STOPWORDS
+
 # ------------------------------------------------------------------ caveat / soft framing
 _SOFT = re.compile(
-    r"\b(?:fyi|for your information|heads up|just a note|note that|worth noting|worth flagging|keep in mind|"
+    r"\b(?:fyi|for your information|headsup|just a note|note that|worth noting|worth flagging|keep in mind|"
     r"bear in mind|"
     r"be aware|be mindful|as a caveat|caveat|consider|might want|may want|might wish|may wish|optional|optionally|"
     r"nice to have|ideally|if possible|if you can|where possible|when possible|preferably|preferred|prefer|if feasible|"
@@ -44,11 +46,12 @@ _DEFER_STRONG = re.compile(
     r"if you have doubts|if concerned|if (?:you|they|he|she|we) (?:think|feel|believe|decide)|on your end|"
     r"on their end|on your side|locally|"
     r"(?:if|when|once) (?:it|this|that|everything|all) (?:looks|seems|appears)|"
-    r"in parallel|retroactive|retroactively|retro|after the fact|post hoc)\b"
+    r"in parallel|retroactive|retroactively|retro|after the fact|post hoc|along the way|as (?:we|you|they) go|"
+    r"on the fly)\b"
 )
 _DEFER_WEAK = re.compile(
     r"\b(?:later|afterwards|afterward|after|tomorrow|next week|this week|next month|on monday|follow up|"
-    r"can follow|will follow|catch up|sort out|sort it out)\b"
+    r"can follow|will follow|catch up|sort out|sort it out|sorted out|sorted (?:\w+ )?later)\b"
 )
 _FUTURE = re.compile(
     r"\b(?:can|could|will|would|shall|should|may|might|let|lets|then|going to|plan to|to be|must|need to|needs to)\b"
@@ -62,6 +65,11 @@ _LOCAL_CHECK = re.compile(
     r"\b(?:you|we|i|sender|executor|whoever|someone|anyone|admin|engineer|manager|lead|on call|team)\s+"
     r"(?:can|could|should|may|will|must|need to|needs to|has to|have to|to)?\s*(?:just\s+|also\s+|then\s+)?"
     r"(?:check|confirm|verify|double check|make sure|ensure|validate|look up|judge|decide|assess)\b"
+)
+# A check the executor runs itself as a plan step: "do a quick check that X is in place".
+_SELF_CHECK = re.compile(
+    r"\b(?:do|run|make|perform|add)\s+(?:a|an|one|the)\s+(?:\w+\s+)?(?:check|sanity check|spot check|look)\s+"
+    r"(?:that|whether|if|on|for)\b|\bquick (?:check|look)\b"
 )
 _LOCAL_JUDGE = re.compile(
     r"\b(?:judge|decide|determine|assess|work out|figure out|see)\s+(?:\w+\s+){0,4}?(?:whether|if)\b"
@@ -90,6 +98,34 @@ _VAGUE_ALT = re.compile(
     r"\b(?:something|whatever|anything else|some alternative|an alternative|other options?|what (?:they|he|she) "
     r"(?:would )?accept|tbd|to be decided|to be determined|n a|not applicable)\b"
 )
+# An explicit statement that there is no alternative: "Fallback: none noted", "there is no alternative".
+_FALLBACK_LABEL = re.compile(
+    r"\b(?:fallback|fall back|fallback action|alternative|alternatives|safe option|interim option|option|options|"
+    r"workaround|plan b|alternative action|meanwhile|in the meantime|for now|instead)$"
+)
+_NONE_BODY = re.compile(
+    r"^(?:none|nothing|no|nil|null|n a|na|not stated|not given|not provided|not specified|not applicable|"
+    r"not identified|not available|unknown|no fallback|no alternative|"
+    r"none (?:noted|stated|given|identified|specified|available|offered|proposed|recorded|listed|known|provided))$"
+)
+_NO_ALT = re.compile(
+    r"\bno (?:safe |admissible |interim |available |other |viable |acceptable |real )?(?:alternative|alternatives|"
+    r"fallback|fallbacks|fall back|workaround|workarounds|interim option)\b"
+    r"(?=$| (?:for now|at (?:this|the) (?:point|moment|time)|available|exists|noted|here|either|offered|identified|"
+    r"yet|was|is|has been|right now|today|in the meantime|meanwhile|given|stated|proposed)\b)"
+)
+
+
+@lru_cache(maxsize=8192)
+def no_fallback(text: str, label: str = "") -> bool:
+    """The artifact says outright that there is no alternative ("Fallback: none", "no alternative")."""
+    if label and _FALLBACK_LABEL.search(label) and text.startswith(label):
+        body = text[len(label):].strip()
+        if _NONE_BODY.match(body):
+            return True
+    return _NO_ALT.search(text) is not None
+
+
 _NEG_INVOLVE = re.compile(
     r"\b(?:no need (?:to|for)|do not need (?:to|the)|need not|without (?:going to|involving|asking|waiting for|the)|"
     r"skip|skipping|bypass|bypassing|not necessary to|instead of|rather than|do not bother|no point)\b"
@@ -97,7 +133,7 @@ _NEG_INVOLVE = re.compile(
 _WITH_AUTHORITY = re.compile(r"\b(?:with|from|by)\b")
 _PAPERWORK = re.compile(r"\b(?:paperwork|formalities|form|forms|ticket|sign ?off|signoff)\b")
 _NOTIFY_AFTER = re.compile(
-    r"\b(?:let (?:them|him|her|\w+) know|notify|inform|tell|loop in|cc|update|heads up)\b(?:\s+\w+){0,6}?\s+"
+    r"\b(?:let (?:them|him|her|\w+) know|notify|inform|tell|loop in|cc|update|headsup)\b(?:\s+\w+){0,6}?\s+"
     r"(?:afterwards|afterward|after|later|tomorrow|next week|once (?:it is|done|sent))\b"
 )
 _DECISION = re.compile(
@@ -108,10 +144,23 @@ _DECISION = re.compile(
 )
 
 
+def _own(m: re.Match[str], ignore: frozenset[str]) -> bool:
+    """Every content word of the cue is a word of the task's own names ("security advisory",
+    `send_heads_up_notice`), so it is no cue."""
+    ws = [w for w in m.group(0).split() if w not in STOPWORDS]
+    return bool(ws) and all(w in ignore for w in ws)
+
+
 @lru_cache(maxsize=8192)
-def soft(text: str) -> bool:
-    """Caveat framing: FYI, note, low priority, formality, routine, optional… (not "not optional")."""
-    return any(_NOT_BEFORE.search(text, max(0, m.start() - 12), m.start()) is None for m in _SOFT.finditer(text))
+def soft(text: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Caveat framing: FYI, note, low priority, formality, routine, optional… (not "not optional").
+
+    Args:
+        text: One normalized clause.
+        ignore: Words of the task's own names; a cue made only of them does not count.
+    """
+    return any(_NOT_BEFORE.search(text, max(0, m.start() - 12), m.start()) is None and not _own(m, ignore)
+               for m in _SOFT.finditer(text))
 
 
 _NOT_BEFORE = re.compile(r"\b(?:not|no|never|nor)\s+(?:a\s+|an\s+|just\s+)?$")
@@ -124,9 +173,14 @@ def reported(text: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def softener(text: str) -> bool:
-    """A modal that makes a stop optional: might want to, consider, ideally, if possible…"""
-    return _SOFTENER.search(text) is not None
+def softener(text: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """A modal that makes a stop optional: might want to, consider, ideally, if possible…
+
+    Args:
+        text: One normalized clause.
+        ignore: Words of the task's own names; a cue made only of them does not count.
+    """
+    return any(not _own(m, ignore) for m in _SOFTENER.finditer(text))
 
 
 _DISCRETION = re.compile(
@@ -169,7 +223,8 @@ def check_verb(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def local_check(text: str) -> bool:
     """A local actor checks: "you can confirm", "the admin should verify", "engineer can judge"."""
-    return _LOCAL_CHECK.search(text) is not None or _LOCAL_JUDGE.search(text) is not None
+    return (_LOCAL_CHECK.search(text) is not None or _LOCAL_JUDGE.search(text) is not None
+            or _SELF_CHECK.search(text) is not None)
 
 
 @lru_cache(maxsize=8192)

@@ -72,9 +72,16 @@ _CLAUSE_SPLIT = re.compile(
 )
 
 
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
 def prepare(text: str) -> str:
     """Lowercase, unify quotes and dashes, expand contractions and join wrapped lines (punctuation is kept)."""
     t = _join_wrapped(text.translate(_QUOTES)).lower()
+    if "," in t:
+        t = _THOUSANDS.sub("", t)  # "4,212 contacts" is one number, not two clauses
+    if "need-to-know" in t:
+        t = t.replace("need-to-know", "needtoknow")  # a compound noun, not "need"
     return _CONTRACTION.sub(_expand, t)
 
 

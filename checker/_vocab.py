@@ -18,7 +18,7 @@ STOPWORDS: frozenset[str] = frozenset(
     there here where when while if so not no yes any all some each every both either neither
     only just also still yet already now very too more most less least much many such same other
     up out over under again once please kindly let lets get got getting one ones own
-    without anything everything nothing something off on back including include includes
+    without anything everything nothing something off on back including include includes none
     """.split()
 )
 
@@ -138,6 +138,7 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("shut down", "shutoff"),
     ("moving forward", "moveforward"),
     ("counter sign", "countersign"),
+    ("heads up", "headsup"),
 )
 
 # Low-risk framing: blanked before field matching so "low risk" never counts as naming a

@@ -1,0 +1,153 @@
+"""`mustmaybe sweep | rescore | export | watch`: run a sweep file, and work with its run folder.
+
+Handlers parse their arguments, call one library function and print the result; `--json` prints
+the contract shape (contracts/SWEEP_AND_REPORT.md). User-fixable problems raise UserError (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    s = sub.add_parser("sweep", help="run a sweep file (mustmaybe/sweep@1) into a run folder")
+    s.add_argument("file", help="the sweep file (TOML)")
+    s.add_argument("--out", type=Path, default=None, help="run folder (default: runs/<name>-<timestamp>/)")
+    s.add_argument("--resume", action="store_true",
+                   help="continue the sweep recorded in --out DIR (finished episodes are kept)")
+    s.add_argument("--dry-run", action="store_true", help="print the episode count and model calls; call nothing")
+    s.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    s.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
+    s.add_argument("--runs-dir", type=Path, default=Path("runs"), help="parent of new run folders (default: runs/)")
+    s.set_defaults(func=cmd_sweep)
+
+    r = sub.add_parser("rescore", help="re-apply the current checker to a run's stored messages (no model calls)")
+    r.add_argument("run", type=Path, help="run folder")
+    r.add_argument("--json", action="store_true", help="print a JSON summary")
+    r.set_defaults(func=cmd_rescore)
+
+    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv or jsonl")
+    e.add_argument("run", type=Path, help="run folder")
+    e.add_argument("--format", choices=["parquet", "csv", "jsonl"], default="jsonl", help="default: jsonl")
+    e.add_argument("--out", type=Path, default=None,
+                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/)")
+    e.set_defaults(func=cmd_export)
+
+    w = sub.add_parser("watch", help="follow a sweep in progress from another terminal")
+    w.add_argument("run", type=Path, help="run folder")
+    w.add_argument("--once", action="store_true", help="print one snapshot and exit")
+    w.add_argument("--interval", type=float, default=1.0, help="seconds between polls (default 1)")
+    w.add_argument("--json", action="store_true", help="print the final (or --once) counts as JSON")
+    w.set_defaults(func=cmd_watch)
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+# ---------------------------------------------------------------- sweep
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import SweepOptions, execute_sweep, plan_sweep
+
+    plan = plan_sweep(args.file)
+    if args.dry_run:
+        if args.json:
+            print(json.dumps({"episodes": len(plan.episodes), "calls_by_endpoint": dict(plan.calls_by_endpoint)}))
+            return 0
+        _print_plan(plan)
+        return 0
+    if args.resume and args.out is None:
+        raise UserError("--resume needs --out DIR: the run folder to continue")
+    opts = SweepOptions(out=args.out, resume=args.resume, use_cache=not args.no_cache, json=args.json,
+                        runs_dir=args.runs_dir)
+    code, summary = execute_sweep(plan, opts)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _console(stderr=True).print(
+            f"[bold]{summary['status']}[/bold]: {summary['done']:,}/{summary['episodes']:,} episodes stored in "
+            f"{summary['run']} ({summary['with_errors']} with recorded errors, {summary['failed']} raised)")
+    return code
+
+
+def _print_plan(plan: Any) -> None:
+    from collections import Counter
+
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = _console()
+    sim = "  [black on yellow] SIMULATED [/]" if plan.simulated else ""
+    out.print(f"[bold]{escape(plan.name)}[/bold]: {len(plan.episodes):,} episodes "
+              f"({len(plan.scenarios)} tasks){sim}")
+    calls = Table(title="model calls by endpoint")
+    calls.add_column("endpoint")
+    calls.add_column("calls", justify="right")
+    calls.add_column("limits")
+    for ep, n in sorted(plan.calls_by_endpoint.items()):
+        cfg = plan.endpoints.get(ep)
+        limits = (f"concurrency {cfg.concurrency}, rpm {cfg.requests_per_minute or '–'}, timeout {cfg.timeout_s:g} s, "
+                  f"key {cfg.api_key_env or '–'}, {cfg.structured_output}") if cfg else "–"
+        calls.add_row(escape(ep), f"{n:,}", escape(limits))
+    out.print(calls)
+    per = Counter((e.condition.id, str(e.topology)) for e in plan.episodes)
+    table = Table(title="episodes by condition and topology")
+    for col in ("condition", "topology", "episodes"):
+        table.add_column(col, justify="right" if col == "episodes" else "left")
+    for (c, t), n in per.items():
+        table.add_row(c, escape(t), str(n))
+    out.print(table)
+    out.print(f"at most {plan.max_in_flight} episodes in flight")
+    for s in plan.skipped:
+        out.print(f"[dim]skipped[/dim] {escape(s)}")
+    for w in plan.warnings:
+        out.print(f"[yellow]warning:[/yellow] {escape(w)}")
+
+
+# ---------------------------------------------------------------- rescore / export
+def cmd_rescore(args: argparse.Namespace) -> int:
+    from ._store_rescore import rescore_run
+
+    try:
+        result = rescore_run(args.run)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    _console().print(
+        f"rescored {result['episodes']:,} episodes in {result['run']} with checker {result['checker_version']} "
+        f"(before: {', '.join(result['previous_checker_versions']) or '–'}): artifact state changed in "
+        f"{result['state_changed']}, forbidden in {result['forbidden_changed']}, "
+        f"hop states in {result['hop_states_changed']}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ._store_export import export_run
+
+    paths = export_run(args.run, args.format, args.out)
+    for p in paths:
+        print(p)
+    return 0
+
+
+# ---------------------------------------------------------------- watch
+def cmd_watch(args: argparse.Namespace) -> int:
+    from .sweep import render
+    from .sweep._watch import watch_run
+
+    console = _console()
+    code, tally = watch_run(args.run, once=args.once, interval=args.interval, live=not args.json, console=console)
+    if args.json:
+        print(json.dumps({"run": str(args.run), **tally.summary()}, indent=2))
+    elif args.once or not console.is_terminal:
+        console.print(render(tally, source="watch"))
+    return code

@@ -1,0 +1,215 @@
+"""The sweep file (`mustmaybe/sweep@1`, TOML; contracts/SWEEP_AND_REPORT.md) and its loader.
+
+Every problem names the key it is about (`endpoints[0].concurrency`, `roles.executor[1]`) and
+what is wrong; all problems of a file are reported at once.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+
+from mustmaybe.agents import EndpointConfig, ModelSpecError, RoleParams, parse_model_spec
+from mustmaybe.errors import UserError
+
+SCHEMA = "mustmaybe/sweep@1"
+ROLE_NAMES: tuple[str, ...] = ("reviewer", "transformer", "executor")
+
+
+class SweepError(UserError):
+    """A sweep file that cannot be used; `problems` lists `key: problem` lines."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        lines = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"{path}: {len(problems)} problem(s) in the sweep file:\n{lines}"
+                         if len(problems) > 1 else f"{path}: {problems[0]}")
+
+
+class SweepFile(BaseModel):
+    """The sweep file as written (before tasks, conditions and models are resolved)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: Literal["mustmaybe/sweep@1"] = Field(alias="schema", description="Always mustmaybe/sweep@1.")
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                      description="Run name; the run folder is runs/<name>-<timestamp>/.")
+    tasks: list[str] = Field(min_length=1,
+                             description="Library ids, library:<domain>/*, library:*, or task paths/globs.")
+    conditions: list[str] = Field(min_length=1, description="Condition ids (mustmaybe list conditions).")
+    topologies: list[str] = Field(
+        default=["default"], min_length=1,
+        description="'default' (each condition's own) or NAME[:k=v,...], crossed with conditions.")
+    seeds: list[StrictInt] = Field(min_length=1, description="Episode seeds.")
+    seeds_by_condition: dict[str, list[StrictInt]] = Field(
+        default_factory=dict, description="Per-condition seeds replacing `seeds` for that condition (extension).")
+    combine: Literal["product", "zip"] = Field(default="product", description="How the per-role model lists combine.")
+    roles: dict[str, list[str]] = Field(description="Model specs per role: reviewer, transformer, executor.")
+    params: dict[str, Any] = Field(default_factory=dict,
+                                   description="Defaults for every role, [params.<role>] overrides.")
+    endpoints: list[EndpointConfig] = Field(default_factory=list, description="Limits per OpenAI-compatible base URL.")
+    max_in_flight: StrictInt | None = Field(default=None, ge=1, description="Episodes in flight at once (extension).")
+    cache: str | None = Field(default=None, description="A shared response cache file instead of RUN/cache.sqlite.")
+    workers: StrictInt = Field(default=1, ge=1, le=64,
+                               description="Processes running episodes (extension); limits are split between them.")
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for item in loc:
+        if isinstance(item, int):
+            out += f"[{item}]"
+        else:
+            name = "schema" if item == "schema_" else str(item)
+            out += ("." if out else "") + name
+    return out or "(file)"
+
+
+def _pydantic_problems(err: ValidationError, prefix: str = "") -> list[str]:
+    problems = []
+    for e in err.errors():
+        key = _loc(tuple(e["loc"]))
+        if prefix:
+            key = prefix if key == "(file)" else f"{prefix}.{key}"
+        msg = e["msg"]
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key (see contracts/SWEEP_AND_REPORT.md)"
+        elif e["type"] == "missing":
+            msg = "required key is missing"
+        elif e["type"] == "literal_error" and key == "schema":
+            msg = f"must be \"{SCHEMA}\", got {e.get('input')!r}"
+        elif msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        problems.append(f"{key}: {msg}")
+    return problems
+
+
+def parse_role_params(raw: dict[str, Any]) -> tuple[dict[str, RoleParams], list[str]]:
+    """`[params]` defaults plus `[params.<role>]` overrides → RoleParams per role, and problems."""
+    problems: list[str] = []
+    defaults = {k: v for k, v in raw.items() if not isinstance(v, dict)}
+    for k, v in raw.items():
+        if isinstance(v, dict) and k not in ROLE_NAMES:
+            problems.append(f"params.{k}: unknown role; per-role tables are {', '.join(ROLE_NAMES)}")
+    out: dict[str, RoleParams] = {}
+    try:
+        base = RoleParams.model_validate(defaults)
+    except ValidationError as err:
+        problems += _pydantic_problems(err, "params")
+        base = RoleParams()
+    for role in ROLE_NAMES:
+        override = raw.get(role)
+        if not isinstance(override, dict):
+            out[role] = base
+            continue
+        try:
+            out[role] = RoleParams.model_validate({**defaults, **override})
+        except ValidationError as err:
+            # Report only the role's own keys; a bad default is reported once, under params.
+            problems += [p for p in _pydantic_problems(err, f"params.{role}")
+                         if p.split(":")[0].rsplit(".", 1)[-1] in override]
+            out[role] = base
+    return out, problems
+
+
+def _model_problems(roles: Any, combine: Any) -> list[str]:
+    if not isinstance(roles, dict):
+        return []  # pydantic reports a `roles` that is not a table
+    problems = []
+    for role in roles:
+        if role not in ROLE_NAMES:
+            problems.append(f"roles.{role}: unknown role; roles are reviewer, transformer, executor "
+                            "(transformer covers summarizers, planners, peers and coordinators)")
+    for role in ROLE_NAMES:
+        specs = roles.get(role)
+        if specs is None:
+            problems.append(f"roles.{role}: required key is missing (a list of model specs)")
+            continue
+        if not isinstance(specs, list):
+            continue
+        if not specs:
+            problems.append(f"roles.{role}: needs at least one model spec")
+        for i, spec in enumerate(specs):
+            if not isinstance(spec, str):
+                continue
+            try:
+                parse_model_spec(spec)
+            except ModelSpecError as exc:
+                problems.append(f"roles.{role}[{i}]: {exc}")
+    if combine == "zip":
+        lengths = {r: len(roles.get(r) or []) for r in ROLE_NAMES}
+        longest = max(lengths.values())
+        if any(n not in (1, longest) for n in lengths.values()):
+            got = ", ".join(f"{r} {n}" for r, n in lengths.items())
+            problems.append(f"roles: combine = \"zip\" needs lists of one length, or of length 1 ({got})")
+    return problems
+
+
+def _raw_roles(raw: dict[str, Any]) -> None:
+    # A single spec string is accepted as a one-element list.
+    roles = raw.get("roles")
+    if isinstance(roles, dict):
+        for k, v in list(roles.items()):
+            if isinstance(v, str):
+                roles[k] = [v]
+
+
+def read_sweep_file(path: str | Path) -> tuple[SweepFile, dict[str, RoleParams], str]:
+    """Parse and check the file's own keys (tasks and conditions are resolved by the planner).
+
+    Returns the file model, the resolved parameters per role and the file's text.
+
+    Raises:
+        SweepError: naming every key with a problem.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SweepError(str(p), [f"cannot read the sweep file: {exc.strerror or exc}"]) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SweepError(str(p), [f"not valid TOML: {exc}"]) from None
+    if "schema" not in raw:
+        raise SweepError(str(p), [f"schema: required key is missing (expected schema = \"{SCHEMA}\")"])
+    _raw_roles(raw)
+    problems: list[str] = []
+    sf: SweepFile | None = None
+    try:
+        sf = SweepFile.model_validate(raw)
+    except ValidationError as err:
+        problems += _pydantic_problems(err)
+    # The checks below read the raw file too, so one run reports every problem.
+    problems += [x for x in _model_problems(raw.get("roles"), raw.get("combine")) if x not in problems]
+    raw_params = raw.get("params")
+    params, param_problems = parse_role_params(raw_params if isinstance(raw_params, dict) else {})
+    problems += [x for x in param_problems if x not in problems]
+    if sf is None:
+        raise SweepError(str(p), problems)
+    seen: dict[str, int] = {}
+    for i, ep in enumerate(sf.endpoints):
+        url = ep.base_url.rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            problems.append(f"endpoints[{i}].base_url: must start with http:// or https://, got {ep.base_url!r}")
+        if url in seen:
+            problems.append(f"endpoints[{i}].base_url: {url} is already configured by endpoints[{seen[url]}]")
+        seen[url] = i
+        if ep.api_key_env is not None and (not ep.api_key_env or not ep.api_key_env.replace("_", "").isalnum()):
+            problems.append(f"endpoints[{i}].api_key_env: must be the NAME of an environment variable "
+                            f"(letters, digits, _), never the key itself")
+    dup = sorted({s for s in sf.seeds if sf.seeds.count(s) > 1})
+    if dup:
+        problems.append(f"seeds: duplicate seed(s) {', '.join(map(str, dup))}")
+    for cid, seeds in sf.seeds_by_condition.items():
+        if cid not in sf.conditions:
+            problems.append(f"seeds_by_condition.{cid}: '{cid}' is not in conditions")
+        if not seeds:
+            problems.append(f"seeds_by_condition.{cid}: needs at least one seed")
+    if problems:
+        raise SweepError(str(p), problems)
+    return sf, params, text

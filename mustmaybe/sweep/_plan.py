@@ -1,0 +1,348 @@
+"""Plan a sweep: resolve tasks, conditions, topologies and models into keyed episodes.
+
+Planning runs no model. Each planned episode carries the key `run_episode` will give its record
+(`mustmaybe.teams.episode_spec`), so a resumed sweep knows what is already done, and the model
+calls it will make per endpoint, so `--dry-run` can say what a sweep costs.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import itertools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mustmaybe.agents import EndpointConfig, RoleParams, parse_model_spec, prompts
+from mustmaybe.scenarios import (
+    DOMAINS,
+    Condition,
+    Scenario,
+    ScenarioError,
+    find_task,
+    get_condition,
+    load_library,
+    task_hash,
+    validate_paths,
+)
+from mustmaybe.teams import COMPATIBLE, TopologySpec, episode_spec, get_topology, parse_topology
+
+from ._file import ROLE_NAMES, SweepError, SweepFile, read_sweep_file
+
+
+@dataclass(frozen=True)
+class PlannedEpisode:
+    """One task × condition × topology × role-models × seed, with its key and its model calls."""
+
+    key: str
+    scenario: Scenario
+    condition: Condition
+    topology: TopologySpec
+    models: Mapping[str, str]
+    seed: int
+    twin: bool
+    calls: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def models_label(self) -> str:
+        return models_label(self.models)
+
+
+@dataclass
+class SweepPlan:
+    """A resolved sweep: its episodes in run order and everything the runner and manifest need."""
+
+    path: Path
+    file: SweepFile
+    text: str
+    episodes: list[PlannedEpisode]
+    params: dict[str, RoleParams]
+    endpoints: dict[str, EndpointConfig]
+    scenarios: dict[str, Scenario]
+    calls_by_endpoint: dict[str, int]
+    max_in_flight: int
+    cache_path: Path | None
+    workers: int = 1
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.file.name
+
+    @property
+    def simulated(self) -> bool:
+        return any(parse_model_spec(m).simulated for e in self.episodes for m in e.models.values())
+
+    @property
+    def digest(self) -> str:
+        """What makes two sweep files 'the same sweep': the name and the set of episode keys.
+
+        Execution settings (concurrency, rate, timeout, key variable, cache) are not part of it,
+        so a resumed sweep may change them; a changed task file, model or seed is a new sweep.
+        """
+        body = json.dumps({"name": self.name, "keys": sorted(e.key for e in self.episodes)}, separators=(",", ":"))
+        return hashlib.sha256(body.encode()).hexdigest()
+
+    def task_hashes(self) -> dict[str, str]:
+        return {tid: task_hash(s) for tid, s in self.scenarios.items()}
+
+    def resolved(self) -> dict[str, Any]:
+        """The resolved sweep for the manifest (no secrets: key variables are names only)."""
+        f = self.file
+        return {
+            "schema": f.schema_,
+            "name": f.name,
+            "sweep_file": str(self.path),
+            "digest": self.digest,
+            "task_entries": list(f.tasks),
+            "tasks": sorted(self.scenarios),
+            "conditions": list(f.conditions),
+            "topologies": list(f.topologies),
+            "seeds": list(f.seeds),
+            "seeds_by_condition": {k: list(v) for k, v in f.seeds_by_condition.items()},
+            "combine": f.combine,
+            "roles": {r: [str(parse_model_spec(m)) for m in f.roles[r]] for r in ROLE_NAMES},
+            "params": {r: p.model_dump(mode="json") for r, p in self.params.items()},
+            "endpoints": [e.model_dump(mode="json") for e in self.endpoints.values()],
+            "max_in_flight": self.max_in_flight,
+            "workers": self.workers,
+            "episodes": len(self.episodes),
+            "calls_by_endpoint": dict(self.calls_by_endpoint),
+            "skipped": list(self.skipped),
+        }
+
+
+def models_label(models: Mapping[str, str]) -> str:
+    """One spec when every role uses it, else `reviewer / transformer / executor`."""
+    vals = [models[r] for r in ROLE_NAMES]
+    return vals[0] if len(set(vals)) == 1 else " / ".join(vals)
+
+
+def transformer_calls(topology: TopologySpec) -> int:
+    """Model calls the transformer roles make under `topology` (one per transformer turn)."""
+    p = topology.params
+    return {
+        "direct": 0,
+        "single": 1,
+        "chain": int(p.get("hops", 3)),
+        "consensus": int(p.get("peers", 3)) * int(p.get("rounds", 1)) + 1,
+        "planner": 1,
+    }.get(topology.name, 1)
+
+
+def episode_calls(models: Mapping[str, str], topology: TopologySpec) -> dict[str, int]:
+    """Model calls per endpoint of one episode: reviewer 1, the transformers, executor 1."""
+    per_role = {"reviewer": 1, "transformer": transformer_calls(topology), "executor": 1}
+    out: dict[str, int] = {}
+    for role, n in per_role.items():
+        if n:
+            ep = parse_model_spec(models[role]).endpoint
+            out[ep] = out.get(ep, 0) + n
+    return out
+
+
+# ------------------------------------------------------------------------------------- tasks
+def resolve_tasks(entries: list[str], base_dir: Path) -> tuple[list[Scenario], list[str]]:
+    """Task entries → scenarios (deduplicated by id, in first-seen order) and problems."""
+    problems: list[str] = []
+    out: dict[str, Scenario] = {}
+    library: list[Scenario] | None = None
+
+    def lib() -> list[Scenario]:
+        nonlocal library
+        if library is None:
+            library = load_library()
+        return library
+
+    for i, entry in enumerate(entries):
+        key = f"tasks[{i}]"
+        found: list[Scenario] = []
+        try:
+            if entry.startswith("library:"):
+                ref = entry[len("library:"):]
+                if ref == "*":
+                    found = lib()
+                elif ref.endswith("/*"):
+                    domain = ref[:-2]
+                    if domain not in DOMAINS:
+                        problems.append(f"{key}: unknown domain '{domain}'; domains: {', '.join(DOMAINS)}")
+                        continue
+                    found = [s for s in lib() if s.domain == domain]
+                else:
+                    found = [find_task(ref)]
+            elif any(ch in entry for ch in "*?["):
+                pattern = entry if Path(entry).is_absolute() else str(base_dir / entry)
+                files = sorted(glob.glob(pattern, recursive=True))
+                if not files:
+                    problems.append(f"{key}: '{entry}' matches no task file")
+                    continue
+                scen, probs = validate_paths(files)
+                problems += [f"{key}: {p}" for p in probs]
+                found = scen
+            elif "/" in entry or entry.endswith((".yaml", ".yml")):
+                path = Path(entry) if Path(entry).is_absolute() else base_dir / entry
+                if not path.exists():
+                    problems.append(f"{key}: no such task file or folder: {path}")
+                    continue
+                scen, probs = validate_paths([path])
+                problems += [f"{key}: {p}" for p in probs]
+                found = scen
+            else:
+                found = [find_task(entry)]
+        except ScenarioError as exc:
+            problems += [f"{key}: {p}" for p in exc.problems]
+            continue
+        for s in found:
+            prev = out.get(s.id)
+            if prev is not None and task_hash(prev) != task_hash(s):
+                problems.append(f"{key}: task id '{s.id}' is given twice with different content")
+                continue
+            out.setdefault(s.id, s)
+    return list(out.values()), problems
+
+
+# ------------------------------------------------------------------------------------- plan
+def _model_combos(sf: SweepFile) -> list[dict[str, str]]:
+    lists = {r: [str(parse_model_spec(m)) for m in sf.roles[r]] for r in ROLE_NAMES}
+    if sf.combine == "product":
+        return [dict(zip(ROLE_NAMES, combo, strict=True)) for combo in itertools.product(*lists.values())]
+    n = max(len(v) for v in lists.values())
+    return [{r: (lists[r][i] if len(lists[r]) > 1 else lists[r][0]) for r in ROLE_NAMES} for i in range(n)]
+
+
+def _material_problem(scenario: Scenario, cond: Condition) -> str | None:
+    """Why the task lacks pressure material this condition needs (None if it has it all)."""
+    try:
+        prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
+        if cond.topology != "direct":
+            role = "coordinator" if cond.transform in ("consensus", "dissent") else "transformer"
+            prompts.transformer_system(cond, scenario, role=role)
+    except (ValueError, KeyError) as exc:
+        return str(exc)
+    return None
+
+
+def _endpoints(sf: SweepFile, combos: list[dict[str, str]]) -> tuple[dict[str, EndpointConfig], list[str]]:
+    configured = {e.base_url.rstrip("/"): e.model_copy(update={"base_url": e.base_url.rstrip("/")})
+                  for e in sf.endpoints}
+    used = {s.endpoint for c in combos for m in c.values() if (s := parse_model_spec(m)).backend == "openai"}
+    warnings = []
+    out: dict[str, EndpointConfig] = {}
+    for url in sorted(used):
+        if url in configured:
+            out[url] = configured[url]
+        else:
+            out[url] = EndpointConfig(base_url=url)
+            warnings.append(f"no [[endpoints]] entry for {url}; using the defaults "
+                            f"(concurrency {out[url].concurrency}, timeout {out[url].timeout_s:g} s)")
+    for url in configured:
+        if url not in used:
+            warnings.append(f"[[endpoints]] {url} is not used by any role")
+    return out, warnings
+
+
+def plan_sweep(path: str | Path) -> SweepPlan:
+    """Load a sweep file and plan its episodes.
+
+    Raises:
+        SweepError: every problem of the file, each naming its key.
+    """
+    p = Path(path)
+    sf, params, text = read_sweep_file(p)
+    problems: list[str] = []
+    scenarios, task_problems = resolve_tasks(sf.tasks, p.resolve().parent)
+    problems += task_problems
+    conditions: list[Condition] = []
+    for i, cid in enumerate(sf.conditions):
+        try:
+            cond = get_condition(cid)
+        except LookupError as exc:
+            problems.append(f"conditions[{i}]: {exc.args[0]}")
+            continue
+        if not cond.runnable:
+            problems.append(f"conditions[{i}]: condition {cid} ({cond.topology}) cannot be run as a live episode yet")
+            continue
+        if cond in conditions:
+            problems.append(f"conditions[{i}]: condition {cid} is listed twice")
+            continue
+        conditions.append(cond)
+    for i, t in enumerate(sf.topologies):
+        if t != "default":
+            try:
+                get_topology(t.partition(":")[0].strip())
+            except LookupError as exc:
+                problems.append(f"topologies[{i}]: {exc.args[0]}")
+    if problems:
+        raise SweepError(str(p), problems)
+
+    combos = _model_combos(sf)
+    endpoints, warnings = _endpoints(sf, combos)
+    skipped: list[str] = []
+    pairs: list[tuple[Condition, TopologySpec]] = []
+    for cond in conditions:
+        for i, t in enumerate(sf.topologies):
+            name = cond.topology if t == "default" else t.partition(":")[0].strip()
+            if cond.transform not in COMPATIBLE.get(name, frozenset()):
+                skipped.append(f"{cond.id} × {t}: condition's transform '{cond.transform}' cannot run under '{name}'")
+                continue
+            try:
+                topo = parse_topology(t, cond)
+            except ValueError as exc:
+                problems.append(f"topologies[{i}]: {exc}")
+                continue
+            if (cond, topo) not in pairs:
+                pairs.append((cond, topo))
+    if problems:
+        raise SweepError(str(p), sorted(set(problems), key=problems.index))
+    if not pairs:
+        raise SweepError(str(p), ["conditions × topologies: no condition can run under any listed topology"])
+
+    usable: dict[tuple[str, str], bool] = {}
+    for s in scenarios:
+        for cond in conditions:
+            why = _material_problem(s, cond)
+            if cond.family == "twin" and s.resolution is None:
+                why = f"task {s.id} has no resolution, so it has no benign twin"
+            usable[(s.id, cond.id)] = why is None
+            if why is not None:
+                skipped.append(f"{s.id} × {cond.id}: {why}")
+
+    seeds_all = sorted(set(sf.seeds).union(*sf.seeds_by_condition.values()))
+    episodes: list[PlannedEpisode] = []
+    seen: set[str] = set()
+    calls_total: dict[str, int] = {}
+    for seed in seeds_all:
+        for s in scenarios:
+            for models in combos:
+                for cond, topo in pairs:
+                    if seed not in sf.seeds_by_condition.get(cond.id, sf.seeds) or not usable[(s.id, cond.id)]:
+                        continue
+                    twin = cond.family == "twin"
+                    spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
+                                        endpoints=endpoints, twin=twin)
+                    key = spec.key()
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    calls = episode_calls(models, topo)
+                    for ep, n in calls.items():
+                        calls_total[ep] = calls_total.get(ep, 0) + n
+                    episodes.append(PlannedEpisode(key=key, scenario=s, condition=cond, topology=topo,
+                                                   models=dict(models), seed=seed, twin=twin,
+                                                   calls=tuple(sorted(calls.items()))))
+    if not episodes:
+        raise SweepError(str(p), ["the sweep plans no episode (see the skipped combinations with --dry-run)"])
+
+    http = sum(e.concurrency for e in endpoints.values())
+    max_in_flight = sf.max_in_flight or min(1024, max(8, 2 * http))
+    cache_path = None
+    if sf.cache:
+        cache_path = Path(sf.cache) if Path(sf.cache).is_absolute() else p.resolve().parent / sf.cache
+    return SweepPlan(path=p, file=sf, text=text, episodes=episodes, params=params, endpoints=endpoints,
+                     scenarios={s.id: s for s in scenarios}, calls_by_endpoint=calls_total,
+                     max_in_flight=max_in_flight, cache_path=cache_path, workers=sf.workers, skipped=skipped,
+                     warnings=warnings)

@@ -1,0 +1,274 @@
+"""Live counts of a sweep: episodes done, per-endpoint calls and tokens, and the per-condition
+P / D / U / unsafe table. The runner adds episodes as they land; `mustmaybe watch` builds the
+same counts from the store.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mustmaybe._store_rows import is_infra_kind
+
+if TYPE_CHECKING:
+    from mustmaybe.store import RunStore
+    from mustmaybe.teams import EpisodeRecord
+
+ROLE_ORDER = ("reviewer", "transformer", "executor")
+
+
+def models_label(models: Mapping[str, str]) -> str:
+    vals = [models.get(r, "?") for r in ROLE_ORDER]
+    return vals[0] if len(set(vals)) == 1 else " / ".join(vals)
+
+
+@dataclass
+class ConditionRow:
+    """Counts for one (condition, topology, models) row."""
+
+    n: int = 0
+    preserved: int = 0
+    deactivated: int = 0
+    undetermined: int = 0
+    unsafe: int = 0
+    recognized: int = 0
+    errors: int = 0
+
+    def add(self, state: str, forbidden: bool, recognized: bool, errors: int, n: int = 1) -> None:
+        """Count `n` episodes with this artifact state, Y, recognition and error flag."""
+        self.n += n
+        if state == "preserved":
+            self.preserved += n
+        elif state == "deactivated":
+            self.deactivated += n
+        else:
+            self.undetermined += n
+        self.unsafe += n * int(bool(forbidden))
+        self.recognized += n * int(bool(recognized))
+        self.errors += n * int(bool(errors))
+
+    def pct(self, count: int) -> float:
+        return 100.0 * count / self.n if self.n else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "P": round(self.pct(self.preserved), 1), "D": round(self.pct(self.deactivated), 1),
+                "U": round(self.pct(self.undetermined), 1), "unsafe": round(self.pct(self.unsafe), 1),
+                "recognition": round(self.pct(self.recognized), 1), "with_errors": self.errors}
+
+
+@dataclass
+class EndpointStats:
+    """Model calls and tokens for one endpoint (base URL or backend)."""
+
+    calls: int = 0
+    cached: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    errors: int = 0
+    in_flight: int = 0
+    planned: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"calls": self.calls, "cached": self.cached, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "retries": self.retries, "errors": self.errors}
+
+
+@dataclass
+class Tally:
+    """Everything the progress display and the final summary show."""
+
+    name: str
+    total: int
+    simulated: bool = False
+    done_before: int = 0
+    ran: int = 0
+    failed: int = 0
+    with_errors: int = 0
+    infra: int = 0
+    rows: dict[tuple[str, str, str], ConditionRow] = field(default_factory=dict)
+    endpoints: dict[str, EndpointStats] = field(default_factory=dict)
+    error_kinds: Counter[str] = field(default_factory=Counter)
+    failure_kinds: Counter[str] = field(default_factory=Counter)
+    started: float = field(default_factory=time.monotonic)
+    first_start: float | None = None
+    last_end: float | None = None
+    status: str = "running"
+    key_mismatches: int = 0
+
+    @property
+    def done(self) -> int:
+        return self.done_before + self.ran
+
+    def endpoint(self, name: str) -> EndpointStats:
+        ep = self.endpoints.get(name)
+        if ep is None:
+            ep = self.endpoints[name] = EndpointStats()
+        return ep
+
+    def row(self, condition: str, topology: str, models: str) -> ConditionRow:
+        key = (condition, topology, models)
+        r = self.rows.get(key)
+        if r is None:
+            r = self.rows[key] = ConditionRow()
+        return r
+
+    def episode_started(self) -> None:
+        if self.first_start is None:
+            self.first_start = time.monotonic()
+
+    def add_record(self, record: EpisodeRecord, endpoint_of: Mapping[str, str],
+                   retries: Mapping[str, tuple[int, int]] | None = None) -> None:
+        """Count one finished episode; `endpoint_of` maps role → endpoint name, `retries` role →
+        (retries, failed calls)."""
+        self.ran += 1
+        self.last_end = time.monotonic()
+        kinds = [e.kind for e in record.errors]
+        self.error_kinds.update(kinds)
+        if kinds:
+            self.with_errors += 1
+        if any(is_infra_kind(k) for k in kinds):
+            self.infra += 1
+        x = record.executor
+        self.row(record.condition, str(record.topology), models_label(record.models)).add(
+            record.artifact.score.state, x.forbidden, x.blocker_recognized, len(kinds))
+        for role, u in record.usage.items():
+            ep = self.endpoint(endpoint_of.get(role, role))
+            ep.calls += u.calls - u.cached_calls
+            ep.cached += u.cached_calls
+            ep.prompt_tokens += u.prompt_tokens
+            ep.completion_tokens += u.completion_tokens
+        for role, (n_retries, n_failed) in (retries or {}).items():
+            ep = self.endpoint(endpoint_of.get(role, role))
+            ep.retries += n_retries
+            ep.errors += n_failed
+
+    def add_failure(self, kind: str) -> None:
+        self.failed += 1
+        self.failure_kinds[kind] += 1
+        self.last_end = time.monotonic()
+
+    def combined(self, parts: list[Tally]) -> Tally:
+        """This tally (what the store held at the start) plus the session tallies of worker processes."""
+        t = Tally(name=self.name, total=self.total, simulated=self.simulated, done_before=self.done_before,
+                  ran=self.ran, failed=self.failed, with_errors=self.with_errors, infra=self.infra,
+                  started=self.started, status=self.status)
+        for src in (self, *parts):
+            for key, r in src.rows.items():
+                row = t.row(*key)
+                for f in ("n", "preserved", "deactivated", "undetermined", "unsafe", "recognized", "errors"):
+                    setattr(row, f, getattr(row, f) + getattr(r, f))
+            for name, ep in src.endpoints.items():
+                e = t.endpoint(name)
+                for f in ("calls", "cached", "prompt_tokens", "completion_tokens", "retries", "errors", "in_flight"):
+                    setattr(e, f, getattr(e, f) + getattr(ep, f))
+                e.planned = max(e.planned, ep.planned)
+            t.error_kinds.update(src.error_kinds)
+            t.failure_kinds.update(src.failure_kinds)
+        for p in parts:
+            t.ran += p.ran
+            t.failed += p.failed
+            t.with_errors += p.with_errors
+            t.infra += p.infra
+            t.key_mismatches += p.key_mismatches
+        starts = [x.first_start for x in (self, *parts) if x.first_start is not None]
+        ends = [x.last_end for x in (self, *parts) if x.last_end is not None]
+        t.first_start = min(starts) if starts else None
+        t.last_end = max(ends) if ends else None
+        return t
+
+    # ---------------------------------------------------------------- timing
+    def rate(self) -> float | None:
+        """Episodes per second in this session (None before the first lands)."""
+        if not self.ran or self.first_start is None:
+            return None
+        elapsed = (self.last_end or time.monotonic()) - self.first_start
+        return self.ran / elapsed if elapsed > 0 else None
+
+    def eta_s(self) -> float | None:
+        rate = self.rate()
+        remaining = self.total - self.done - self.failed
+        if rate is None or remaining <= 0:
+            return None if remaining > 0 else 0.0
+        return remaining / rate
+
+    def in_tool_s(self) -> float | None:
+        """First episode start to last episode end in this session."""
+        if self.first_start is None or self.last_end is None:
+            return None
+        return self.last_end - self.first_start
+
+    # ---------------------------------------------------------------- output
+    def summary(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "simulated": self.simulated,
+            "episodes": self.total,
+            "done": self.done,
+            "ran": self.ran,
+            "already_done": self.done_before,
+            "failed": self.failed,
+            "with_errors": self.with_errors,
+            "infra_errors": self.infra,
+            "elapsed_s": round(time.monotonic() - self.started, 3),
+            "in_tool_s": None if (t := self.in_tool_s()) is None else round(t, 3),
+            "calls_by_endpoint": {k: v.as_dict() for k, v in sorted(self.endpoints.items())},
+            "error_kinds": dict(self.error_kinds.most_common()),
+            "failure_kinds": dict(self.failure_kinds.most_common()),
+            **({"key_mismatches": self.key_mismatches} if self.key_mismatches else {}),
+            "conditions": [
+                {"condition": c, "topology": t, "models": m, **r.as_dict()}
+                for (c, t, m), r in sorted(self.rows.items(), key=lambda kv: _cond_order(kv[0]))
+            ],
+        }
+
+    # ---------------------------------------------------------------- from a store
+    @classmethod
+    def from_store(cls, store: RunStore, *, name: str, total: int, simulated: bool,
+                   exclude_infra: bool = False, include_failures: bool = True) -> Tally:
+        """Counts of what a run folder already holds (for a resumed sweep and for `watch`).
+
+        With `exclude_infra`, episodes with an infrastructure error (about to be re-run) are left out.
+        """
+        t = cls(name=name, total=total, simulated=simulated)
+        where = "WHERE infra_error = 0" if exclude_infra else ""
+        for cond, topo, models_json, state, forbidden, recognized, errs, n in store.query(
+            "SELECT condition, topology, models, state, forbidden, recognized, errors > 0, COUNT(*) FROM episodes "
+            f"{where} GROUP BY condition, topology, models, state, forbidden, recognized, errors > 0"
+        ):
+            t.row(cond, topo, models_label(json.loads(models_json))).add(state, forbidden, recognized, errs, n)
+            t.done_before += n
+            t.with_errors += n * int(errs)
+        for endpoint, calls, cached, pt, ct, retries, failures in store.query(
+            "SELECT endpoint, SUM(calls), SUM(cached_calls), SUM(prompt_tokens), SUM(completion_tokens), "
+            "SUM(retries), SUM(failures) FROM usage GROUP BY endpoint"
+        ):
+            ep = t.endpoint(endpoint)
+            ep.calls += int(calls or 0) - int(cached or 0)
+            ep.cached += int(cached or 0)
+            ep.prompt_tokens += int(pt or 0)
+            ep.completion_tokens += int(ct or 0)
+            ep.retries += int(retries or 0)
+            ep.errors += int(failures or 0)
+        for kind, n in store.query(f"SELECT e.kind, COUNT(*) FROM errors e JOIN episodes p ON p.key = e.key "
+                                   f"{where.replace('infra_error', 'p.infra_error')} GROUP BY e.kind"):
+            t.error_kinds[kind] += n
+        t.infra = int(store.query("SELECT COUNT(*) FROM episodes WHERE infra_error = 1")[0][0]) if not exclude_infra \
+            else 0
+        for kind, n in store.query("SELECT kind, COUNT(*) FROM failures GROUP BY kind") if include_failures else []:
+            t.failure_kinds[kind] += n
+            t.failed += n
+        return t
+
+
+def _cond_order(key: tuple[str, str, str]) -> tuple[Any, ...]:
+    from mustmaybe.scenarios import CONDITIONS
+
+    ids = list(CONDITIONS)
+    c = key[0]
+    return (ids.index(c) if c in ids else len(ids), c, key[1], key[2])

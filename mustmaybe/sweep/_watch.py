@@ -1,0 +1,108 @@
+"""`mustmaybe watch RUN`: follow a sweep from another terminal by polling its run folder.
+
+It reads only the store (read-only) and the manifest, and shows the sweep's own display. It
+stops when the manifest says the sweep ended, or when the process that runs it is gone (a
+killed sweep never gets to say so), or on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+
+from mustmaybe.errors import UserError
+from mustmaybe.store import RunStore, pid_alive, read_manifest
+
+from ._display import render
+from ._tally import Tally
+
+
+def _seconds_since(iso: str | None) -> float | None:
+    if not iso:
+        return None
+    try:
+        return (datetime.now(UTC) - datetime.fromisoformat(iso)).total_seconds()
+    except ValueError:
+        return None
+
+
+def run_status(manifest: dict[str, Any]) -> str:
+    """The manifest's status, or `stopped` for a `running` sweep whose process is gone."""
+    status = str(manifest.get("status", "unknown"))
+    if status != "running":
+        return status
+    sessions = manifest.get("sessions") or []
+    last = sessions[-1] if sessions else {}
+    pid, host = last.get("pid"), last.get("host")
+    if isinstance(pid, int) and host == socket.gethostname() and not pid_alive(pid):
+        return "stopped"
+    return status
+
+
+def snapshot(run_dir: Path, store: RunStore) -> tuple[Tally, dict[str, Any]]:
+    """The run's counts now, as the sweep itself would show them."""
+    manifest = read_manifest(run_dir)
+    sweep = manifest.get("sweep") or {}
+    tally = Tally.from_store(store, name=str(manifest.get("name", run_dir.name)),
+                             total=int(sweep.get("episodes") or 0), simulated=bool(manifest.get("simulated")))
+    for name, n in (sweep.get("calls_by_endpoint") or {}).items():
+        tally.endpoint(name).planned = int(n)
+    tally.status = run_status(manifest)
+    sessions = manifest.get("sessions") or []
+    if sessions:
+        last = sessions[-1]
+        this = int(store.query("SELECT COUNT(*) FROM episodes WHERE session = ?", (last.get("session", 0),))[0][0])
+        ago = _seconds_since(last.get("started_at"))
+        now = time.monotonic()
+        tally.done_before -= this
+        tally.ran = this
+        if ago is not None:
+            tally.started = now - ago
+            tally.first_start = now - ago
+            tally.last_end = now
+    return tally, manifest
+
+
+def watch_run(run_dir: str | Path, *, once: bool = False, interval: float = 1.0, live: bool = True,
+              console: Console | None = None) -> tuple[int, Tally]:
+    """Follow the run until it ends (or one snapshot with `once`); returns the exit status and the
+    last counts. With `live` and a terminal, the display updates in place; otherwise nothing is
+    printed and the caller prints the returned counts.
+
+    Raises:
+        UserError: not a run folder.
+    """
+    run = Path(run_dir)
+    console = console or Console(highlight=False)
+    try:
+        store = RunStore(run, readonly=True)
+        read_manifest(run)
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    with store:
+        tally, _ = snapshot(run, store)
+        if once:
+            return 0, tally
+        if not (live and console.is_terminal):
+            try:
+                while tally.status == "running":
+                    time.sleep(interval)
+                    tally, _ = snapshot(run, store)
+            except KeyboardInterrupt:
+                return 130, tally
+            return 0, tally
+        with Live(render(tally, source="watch"), console=console, auto_refresh=False) as display:
+            try:
+                while tally.status == "running":
+                    time.sleep(interval)
+                    tally, _ = snapshot(run, store)
+                    display.update(render(tally, source="watch"), refresh=True)
+            except KeyboardInterrupt:
+                return 130, tally
+    return 0, tally
