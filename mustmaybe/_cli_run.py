@@ -73,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         records = asyncio.run(_run_all(scenario, conditions, args, canon, params, endpoints))
     except ValueError as exc:  # bad topology, missing pressure material, backend configuration
         raise UserError(str(exc)) from None
-    run_dir = _write_run(args, scenario.id, records)
+    run_dir = _write_run(args, scenario, records)
     if args.json:
         out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
         print(json.dumps(out, indent=2))
@@ -131,13 +131,14 @@ async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
     return rec
 
 
-def _write_run(args: argparse.Namespace, task_id: str, records: list[Any]) -> Path:
+def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> Path:
     from ._run_folder import write_single_run
 
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     label = "-".join(r.condition for r in records)
-    run_dir = Path(args.runs_dir) / _slug(f"run-{task_id}-{label}-s{args.seed}-{stamp}")
-    write_single_run(run_dir, records, command=["mustmaybe", "run", task_id, *_argv_tail(args)])
+    run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
+    write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
+                     api_key_env=args.api_key_env)
     return run_dir
 
 

@@ -125,7 +125,7 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
 def compare_table(records: list[EpisodeRecord]) -> Table:
     table = Table(title="side by side (same task and seed)", header_style="bold")
     for col in ("condition", "topology", "s q o f", "state", "first break", "action", "Y", "recognized"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col in ("condition", "s q o f", "state", "Y"))
     for r in records:
         table.add_row(r.condition, str(r.topology), badges(r.artifact.score), state_cell(r.artifact.score),
                       "-" if r.first_break_hop is None else str(r.first_break_hop), r.executor.action,

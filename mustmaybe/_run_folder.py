@@ -1,28 +1,40 @@
-"""Write the run folder of a `mustmaybe run` (one or a few episodes)."""
+"""Write the run folder of a `mustmaybe run`: the same store and manifest a sweep writes, so
+`report`, `export`, `rescore` and `watch` read single runs and sweeps alike."""
 
 from __future__ import annotations
 
-import json
+import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from ._store_manifest import git_state, package_versions, write_manifest
+from .store import RunStore
 
 
-def write_single_run(run_dir: Path, records: list[Any], command: list[str]) -> Path:
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with (run_dir / "episodes.jsonl").open("w", encoding="utf-8") as f:
+def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, command: list[str],
+                     api_key_env: str | None = None) -> Path:
+    """Store `records` (and the task they ran on) in `run_dir`; the key variable's value is redacted."""
+    secret = os.environ.get(api_key_env, "") if api_key_env else ""
+    with RunStore(run_dir, secrets=[secret]) as store:
+        store.put_tasks([scenario])
         for r in records:
-            f.write(json.dumps(r.to_json_dict()) + "\n")
-    manifest = {
+            store.put_episode(r)
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
+    manifest: dict[str, Any] = {
         "kind": "run",
         "command": command,
-        "mustmaybe": __version__,
+        "status": "finished",
         "checker_version": records[0].checker_version if records else None,
         "simulated": any(r.simulated for r in records),
-        "episodes": [r.key for r in records],
-        "written_at": datetime.now(UTC).isoformat(),
+        "episodes": len(records),
+        "keys": [r.key for r in records],
+        "task_hashes": {scenario.id: records[0].task_hash} if records else {},
+        "versions": package_versions(),
+        "git": git_state(),
+        "started_at": min((r.started_at or now) for r in records) if records else now,
+        "ended_at": now,
     }
-    (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    write_manifest(run_dir, manifest)
     return run_dir
