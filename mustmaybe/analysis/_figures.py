@@ -6,6 +6,7 @@ Each function reads one table frame of one panel and writes one file. Simulated-
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,10 +32,12 @@ def _figure(width: float, height: float) -> Figure:
 
 def _finish(fig: Figure, path: Path, title: str, simulated: bool) -> Path:
     if simulated:
-        title = "SIMULATED (sim backend: rates are inputs, not findings) — " + title
+        title = "SIMULATED (sim backend: rates are inputs, not findings)\n" + title
         fig.text(0.5, 0.5, "SIMULATED", fontsize=64, color="grey", alpha=0.12, rotation=25,
                  ha="center", va="center")
-    fig.suptitle(title, fontsize=10)
+    # Wrap to the figure's width so a long title is never cut off at the edges.
+    chars = max(40, int(fig.get_figwidth() * 13))
+    fig.suptitle("\n".join(textwrap.fill(line, chars) for line in title.split("\n")), fontsize=10)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=_DPI)
     return path
@@ -128,15 +131,20 @@ def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     # The longest chains first: they show where along the hops preservation breaks.
     groups.sort(key=lambda kv: -kv[1].height)
     multi = len({c for (c, _), _ in groups}) != len(groups)
-    for (cond, topo), g in groups[:MAX_LINES]:
-        ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker="o",
-                label=f"{cond} ({topo})" if multi else str(cond))
+    # Distinct colour and marker per line: the default cycle repeats after ten lines.
+    import matplotlib
+
+    colours = matplotlib.colormaps["tab20"].colors
+    markers = "osD^vP*Xh<>p"
+    for i, ((cond, topo), g) in enumerate(groups[:MAX_LINES]):
+        ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker=markers[i % len(markers)],
+                color=colours[i % len(colours)], label=f"{cond} ({topo})" if multi else str(cond))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(-3, 103)
     ax.set_xlabel("hop (0 = reviewer)")
     ax.set_ylabel("% preserved")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, ncol=2)
     return _finish(fig, path, "Preservation across hops", simulated)
 
 
