@@ -134,7 +134,7 @@ def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     # Distinct colour and marker per line: the default cycle repeats after ten lines.
     import matplotlib
 
-    colours = matplotlib.colormaps["tab20"].colors
+    colours = [matplotlib.colormaps["tab20"](i) for i in range(20)]
     markers = "osD^vP*Xh<>p"
     for i, ((cond, topo), g) in enumerate(groups[:MAX_LINES]):
         ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker=markers[i % len(markers)],
