@@ -16,7 +16,7 @@ _FIELDS = (("status", "s"), ("prerequisite", "q"), ("authority", "o"), ("fallbac
 
 
 def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
-    """s/q/o/f badges: green kept, red lost; a field lost at this hop blinks its loss with '✗'."""
+    """s/q/o/f badges: green kept; red '✗' lost at this hop; dark red '·' lost earlier (readable without colour)."""
     t = Text()
     for name, letter in _FIELDS:
         kept = getattr(score.fields, name)
@@ -24,7 +24,7 @@ def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
         if kept:
             t.append(f" {letter} ", style="black on green")
         else:
-            t.append(f" {letter}✗" if was else f" {letter} ", style="white on red" if was else "white on dark_red")
+            t.append(f" {letter}✗" if was else f" {letter}·", style="white on red" if was else "white on dark_red")
         t.append(" ")
     return t
 
