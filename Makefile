@@ -9,6 +9,9 @@ STAMP := $(VENV)/.installed
 TASK ?= vendor-summary-q3
 CONDITION ?= P4
 MODEL ?= local
+# The source state is established by a faithful reviewer (the paper's competence control, D_up = 1);
+# the 135M local model then carries it through the handoff and acts. REVIEWER=local puts it on every role.
+REVIEWER ?= sim:faithful
 
 .PHONY: demo test install lint typecheck clean
 
@@ -22,7 +25,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/mustmaybe run $(TASK) --condition $(CONDITION) --model $(MODEL)
+	$(BIN)/mustmaybe run $(TASK) --condition $(CONDITION) --model $(MODEL) --model reviewer=$(REVIEWER)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
