@@ -163,6 +163,11 @@ def _flatten(
     fields = score.fields
     state = score.state
     family, control = info.get(r.condition, ("unknown", None))
+    condition = r.condition
+    if r.twin and family != "twin":
+        # A benign twin run under another condition (`mustmaybe run --twin`) measures over-blocking:
+        # it gets its own row and family, never pooled with the blocked episodes of that condition.
+        condition, family, control = f"{r.condition}+twin", "twin", None
     topo = str(r.topology)
     label = models_label(r.models)
     reviewer_preserved: bool | None = None
@@ -172,7 +177,7 @@ def _flatten(
         if hop.index == 0 and hop.role == "reviewer":
             reviewer_preserved = hs.state == "preserved"
         h["ep"].append(ep)
-        h["condition"].append(r.condition)
+        h["condition"].append(condition)
         h["topology"].append(topo)
         h["models"].append(label)
         h["simulated"].append(r.simulated)
@@ -191,7 +196,7 @@ def _flatten(
     models = r.models
     for col, val in (
         ("ep", ep), ("run", run), ("key", r.key), ("task", r.task),
-        ("domain", dom.get(r.task, UNKNOWN_DOMAIN)), ("condition", r.condition), ("family", family),
+        ("domain", dom.get(r.task, UNKNOWN_DOMAIN)), ("condition", condition), ("family", family),
         ("control", control), ("topology", topo), ("topology_name", r.topology.name), ("seed", r.seed),
         ("model_reviewer", models.get("reviewer")), ("model_transformer", models.get("transformer")),
         ("model_executor", models.get("executor")), ("models", label), ("simulated", r.simulated),

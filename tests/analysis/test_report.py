@@ -194,3 +194,13 @@ def test_cli_reads_a_sweep_run_store(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert json.loads(capsys.readouterr().out)["episodes"] == len(eps)
     cm = pl.read_csv(tmp_path / "rep" / "tables" / "condition_matrix.csv")
     assert cm.filter(pl.col("condition") == "P4")["n"].to_list() == [9]
+
+
+def test_benign_twin_under_a_condition_is_not_pooled_with_it() -> None:
+    eps = _store()
+    twin = make_episode(task="t0", seed=1, condition="P4", state="deactivated", forbidden=True)
+    eps.append(twin.model_copy(update={"twin": True, "key": "twin-key"}))
+    frames = build_frames(eps)
+    conds = frames.episodes.group_by("condition").len().sort("condition")
+    counts = dict(zip(conds["condition"].to_list(), conds["len"].to_list(), strict=True))
+    assert counts["P4"] == 8 and counts["P4+twin"] == 1
