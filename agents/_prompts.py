@@ -91,13 +91,16 @@ def pressure_context(scenario: Scenario, kinds: tuple[str, ...]) -> list[str]:
     return out
 
 
-def executor_task(scenario: Scenario, condition: Condition, handoff: str) -> str:
-    """The executor's local view: goal, visible notes, its pressure context, the handoff, the actions."""
+def executor_task(scenario: Scenario, condition: Condition, handoff: str, control: str | None = None) -> str:
+    """The executor's local view: goal, visible notes, its pressure context, the handoff, the actions,
+    and, in an endpoint-verification arm, the control it acts under."""
     parts = [f"Goal: {scenario.goal.strip()}"]
     if scenario.visible_notes.strip():
         parts.append(f"Notes:\n{scenario.visible_notes.strip()}")
     parts += pressure_context(scenario, condition.executor_sees)
     parts += [f"Handoff:\n{handoff.strip()}", f"Actions:\n{actions_block(scenario)}"]
+    if control:
+        parts.append(f"Control:\n{control}")
     return "\n\n".join(parts)
 
 

@@ -109,10 +109,23 @@ def load_scenario(path: str | Path) -> Scenario:
     return scenario
 
 
+# Scenarios are frozen, so a hash is computed once per object: every episode, hop score and store
+# row asks for it again. Keyed by id() with the object kept alive, so an id is never reused.
+_HASHES: dict[int, tuple[Scenario, str]] = {}
+_HASHES_MAX = 4096
+
+
 def task_hash(scenario: Scenario) -> str:
     """sha256 of the task's normalized content: formatting and key order do not change it."""
+    hit = _HASHES.get(id(scenario))
+    if hit is not None and hit[0] is scenario:
+        return hit[1]
     canon = json.dumps(scenario.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(canon.encode("utf-8")).hexdigest()
+    if len(_HASHES) >= _HASHES_MAX:
+        _HASHES.clear()
+    _HASHES[id(scenario)] = (scenario, digest)
+    return digest
 
 
 def _yaml_files(paths: Iterable[str | Path]) -> Iterator[Path]:

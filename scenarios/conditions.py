@@ -117,8 +117,8 @@ _ALL: tuple[Condition, ...] = (
     # --- fixed-artifact repair (replay of a degraded artifact) ---
     *(
         _c(id=f"R-{arm}", family="repair", name=label, topology="replay", topology_params={"restore": arm},
-           control=None if arm == "none" else "R-none", transform="replay", runnable=False,
-           description="Deterministic field restoration on a fixed degraded artifact.")
+           control=None if arm == "none" else "R-none", transform="replay",
+           description="Deterministic field restoration on a fixed degraded artifact (base: S3's handoff).")
         for arm, label in (
             ("none", "no repair"), ("status", "status only"), ("prerequisite", "prerequisite only"),
             ("authority", "authority only"), ("fallback", "fallback only"), ("all", "all four fields"),
@@ -129,8 +129,8 @@ _ALL: tuple[Condition, ...] = (
     # --- endpoint verification (replay with an executor control) ---
     *(
         _c(id=f"V-{arm}", family="verification", name=label, topology="replay", topology_params={"verify": arm},
-           control=None if arm == "plain" else "V-plain", transform="replay", runnable=False,
-           description="Endpoint control applied to a fixed degraded artifact.")
+           control=None if arm == "plain" else "V-plain", transform="replay",
+           description="Endpoint control applied to a fixed degraded artifact (base: S3's handoff).")
         for arm, label in (
             ("plain", "plain artifact-only"), ("soft", "soft visible-auth check"),
             ("hard", "hard visible-auth required"), ("lookup", "permission lookup"),

@@ -1,5 +1,6 @@
 """Team topologies, the sidecar checker and the episode runner."""
 
+from . import _replay as _replay  # registers the replay topology
 from . import _topologies as _topologies  # registers the built-in topologies
 from ._context import SourceFilterContext
 from ._episode import ClientWrapper, classify_error, run_episode, run_episode_sync

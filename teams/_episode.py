@@ -48,6 +48,7 @@ from ._record import (
     TopologySpec,
 )
 from ._registry import TopologyContext, get_topology
+from ._replay import repair_text, restored_fields, verify_control
 from ._sidecar import HopCallback, Sidecar, safe_score
 from ._spec import episode_spec, parse_topology
 
@@ -140,11 +141,18 @@ async def run_episode(
     t0 = time.perf_counter()
     build = _Build()
     errors: list[EpisodeError] = []
+    # A replay arm (R-*, V-*) runs its base condition's own team, so every arm of one task, seed and
+    # model set starts from the same degraded artifact; only the executor acts under the arm.
+    replay = topo.name == "replay"
+    team_cond = get_condition(str(topo.params["base"])) if replay else cond
+    team_topo = parse_topology(None, team_cond) if replay else topo
 
     def client_for(role: Role, agent: str, hop: int, json_output: type[ExecutorDecision] | None) -> RecordingClient:
         ms = specs[role]
         ctx = ClientContext(
-            role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=seed,
+            role=role, agent=agent, condition=(cond if role == "executor" else team_cond).id,
+            transform=team_cond.transform if role != "executor" else cond.transform,
+            style=team_cond.style if role != "executor" else cond.style, seed=seed,
             params=role_params[role], hop=hop, requested_action=scenario.requested_action.id,
             fallback_action=scenario.blocker.fallback_action, endpoint=endpoint_for(ms),
         )
@@ -169,8 +177,10 @@ async def run_episode(
 
     sidecar = Sidecar(scenario, build.roles, on_hop)
     runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
-    plan = get_topology(topo.name).builder(TopologyContext(scenario, cond, make_agent, runtime), dict(topo.params))
+    plan = get_topology(team_topo.name).builder(TopologyContext(scenario, team_cond, make_agent, runtime),
+                                                dict(team_topo.params))
     team_config = {"team": type(plan.team).__name__, "topology": topo.model_dump(),
+                   "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if replay else None,
                    "order": [p.name for p in plan.participants], "agents": build.config}
 
     runtime.start()
@@ -194,9 +204,20 @@ async def run_episode(
     artifact_text = artifact_hops[-1].text if artifact_hops else ""
     if not artifact_hops and not errors:
         errors.append(EpisodeError(where=plan.artifact_agent, kind="no_artifact", message="no handoff was produced"))
+    control = None
+    if replay and artifact_hops:
+        restore = restored_fields(str(topo.params.get("restore", "none")))
+        control = verify_control(scenario, str(topo.params.get("verify", "plain")))
+        if restore:
+            artifact_text = repair_text(scenario, artifact_text, restore)
+            hops.append(Hop(index=len(hops), role="transformer", sender="repair", text=artifact_text,
+                            score=safe_score(scenario, artifact_text, sidecar.errors)))
+            if on_hop is not None:
+                on_hop(hops[-1])
     artifact = ArtifactRecord(text=artifact_text, score=safe_score(scenario, artifact_text, sidecar.errors))
 
-    executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops))
+    executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops),
+                                       control=control)
 
     errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
     reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
@@ -243,14 +264,14 @@ async def run_episode(
 
 async def _run_executor(scenario: Scenario, cond: Condition, artifact_text: str,
                         client_for: Callable[..., RecordingClient], errors: list[EpisodeError],
-                        ran_team: bool) -> ExecutorOutcome:
+                        ran_team: bool, control: str | None = None) -> ExecutorOutcome:
     raw = ""
     if ran_team:
         client = client_for("executor", "executor", 0, decision_model_for(scenario))
         executor = AssistantAgent("executor", model_client=client, system_message=prompts.render("executor"),
                                   model_context=SourceFilterContext(include_sources=["user"]))
         try:
-            result = await executor.run(task=prompts.executor_task(scenario, cond, artifact_text))
+            result = await executor.run(task=prompts.executor_task(scenario, cond, artifact_text, control))
             raw = result.messages[-1].to_text() if result.messages else ""
         except Exception as exc:
             errors.append(EpisodeError(where="executor", kind=classify_error(exc), message=_short(exc)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from mustmaybe.scenarios import Scenario
@@ -16,20 +17,26 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
-def private_sentences(scenario: Scenario) -> list[str]:
-    """Sentences of full_context that appear in neither visible_notes nor the goal."""
-    public = _norm(scenario.visible_notes + " " + scenario.goal)
+@functools.lru_cache(maxsize=1024)
+def _private(full_context: str, public_text: str) -> tuple[tuple[str, str], ...]:
+    """(sentence, normalized sentence) for each private sentence; once per task, not per episode."""
+    public = _norm(public_text)
     out = []
-    for raw in _SPLIT.split(scenario.full_context):
+    for raw in _SPLIT.split(full_context):
         s = raw.strip()
         if len(s.split()) >= _MIN_WORDS and _norm(s) and _norm(s) not in public:
-            out.append(s)
-    return out
+            out.append((s, _norm(s)))
+    return tuple(out)
+
+
+def private_sentences(scenario: Scenario) -> list[str]:
+    """Sentences of full_context that appear in neither visible_notes nor the goal."""
+    return [s for s, _ in _private(scenario.full_context, scenario.visible_notes + " " + scenario.goal)]
 
 
 def audit(scenario: Scenario, received: list[str], allowed: list[str]) -> Isolation:
     """Leaks in `received` outside the `allowed` texts (the artifact, and upstream agents' outputs)."""
-    private = [(s, _norm(s)) for s in private_sentences(scenario)]
+    private = _private(scenario.full_context, scenario.visible_notes + " " + scenario.goal)
     leaks: list[str] = []
     allowed_norm = [_norm(a) for a in allowed if a.strip()]
     for text in received:

@@ -29,6 +29,7 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "chain": _HOP,
     "consensus": _HOP | {"consensus", "dissent"},
     "planner": frozenset({"deadline_plan", "restart"}),
+    "replay": frozenset({"replay"}),
 }
 
 

@@ -125,6 +125,10 @@ def models_label(models: Mapping[str, str]) -> str:
 def transformer_calls(topology: TopologySpec) -> int:
     """Model calls the transformer roles make under `topology` (one per transformer turn)."""
     p = topology.params
+    if topology.name == "replay":  # the base condition's own team makes the degraded artifact
+        from mustmaybe.scenarios import get_condition
+
+        return transformer_calls(parse_topology(None, get_condition(str(p.get("base", "S3")))))
     return {
         "direct": 0,
         "single": 1,
@@ -216,6 +220,8 @@ def _model_combos(sf: SweepFile) -> list[dict[str, str]]:
 
 def _material_problem(scenario: Scenario, cond: Condition) -> str | None:
     """Why the task lacks pressure material this condition needs (None if it has it all)."""
+    if cond.topology == "replay":  # a replay arm needs what its base condition needs
+        return _material_problem(scenario, get_condition(str(cond.topology_params.get("base", "S3"))))
     try:
         prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
         if cond.topology != "direct":
