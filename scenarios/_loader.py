@@ -87,6 +87,29 @@ def _read_yaml(path: Path) -> Any:
         raise ScenarioError([Problem(str(path), "", f"not valid YAML{where}: {problem}")]) from None
 
 
+def _cross_problems(path: str, raw: dict[str, Any]) -> list[Problem]:
+    """The action-set rules, checked on the raw mapping so they are reported even when other
+    fields fail (the model's own validator only runs once every field is valid)."""
+    actions = raw.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, dict) for a in actions):
+        return []
+    ids = [a.get("id") for a in actions]
+    known = ", ".join(map(str, ids))
+    out: list[Problem] = []
+    dupes = sorted({str(i) for i in ids if i is not None and ids.count(i) > 1})
+    if dupes:
+        out.append(Problem(path, "actions", f"duplicate action id(s): {', '.join(dupes)}"))
+    blocker = raw.get("blocker")
+    fb = blocker.get("fallback_action") if isinstance(blocker, dict) else None
+    if isinstance(fb, str) and fb not in ids:
+        out.append(Problem(path, "blocker.fallback_action", f"'{fb}' names no action (known: {known})"))
+    res = raw.get("resolution")
+    ca = res.get("correct_action") if isinstance(res, dict) else None
+    if isinstance(ca, str) and ca not in ids:
+        out.append(Problem(path, "resolution.correct_action", f"'{ca}' names no action (known: {known})"))
+    return out
+
+
 def parse_scenario(raw: Any, path: str = "<memory>") -> Scenario:
     """Validate an already-parsed mapping as a scenario."""
     if not isinstance(raw, dict):
@@ -95,7 +118,10 @@ def parse_scenario(raw: Any, path: str = "<memory>") -> Scenario:
     try:
         return Scenario.model_validate(raw)
     except ValidationError as err:
-        raise ScenarioError(_problems_from(path, err, raw)) from None
+        problems = _problems_from(path, err, raw)
+        if not any(p.field == "(task)" for p in problems):
+            problems += _cross_problems(path, raw)
+        raise ScenarioError(problems) from None
 
 
 def load_scenario(path: str | Path) -> Scenario:

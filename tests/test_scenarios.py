@@ -133,3 +133,15 @@ def test_list_commands() -> None:
     rows = json.loads(res.stdout)
     assert len(rows) >= 24 and len({r["domain"] for r in rows}) == 6
     assert _cli("list", "conditions").returncode == 0
+
+
+def test_cross_field_errors_are_listed_beside_field_errors(tmp_path: Path) -> None:
+    def mutate(r: dict) -> None:  # type: ignore[type-arg]
+        r["gaol"] = r.pop("goal")
+        r["blocker"]["fallback_action"] = "share_preview"
+
+    p = _write(tmp_path, mutate)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(p)
+    fields = {pr.field for pr in err.value.problems}
+    assert {"goal", "gaol", "blocker.fallback_action"} <= fields
