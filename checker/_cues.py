@@ -26,12 +26,22 @@ _STOP = re.compile(
     r"not to be (?:\w+ )?(?:sent|shared|released|exported|used|deleted|changed|granted|published|forwarded)|"
     r"nothing (?:\w+ ){0,3}?(?:goes|moves|proceeds|ships|leaves|goout)(?: (?:ahead|forward|out|anywhere))?"
     r"(?= (?:before|until|till|without|unless|pending|yet|on this)\b|$)|"
-    r"nothing (?:\w+ ){0,3}?(?:goes|moves|proceeds) (?:ahead|forward))\b"
+    r"nothing (?:\w+ ){0,3}?(?:goes|moves|proceeds) (?:ahead|forward)|"
+    r"(?:goes|moves|leaves|goout|go|move|leave) nowhere|"
+    r"nothing (?:\w+ ){0,3}?(?:goes|moves|leaves|is sent|gets sent|is released|is shared) (?:to|out|anywhere)|"
+    r"(?:^|\b(?:status|standing|state|gate|access|door|folder))\s+(?:is\s+|stays\s+|remains\s+)?(?:closed|locked|shut)$|"
+    r"\blocked (?:to|down|until|pending)|"
+    r"\bhold(?: is| remains| stays)? (?:active|in place|in force|stands|applies)|on (?:\w+ )?hold\b|"
+    r"(?:can|may|ok|okay|cleared|allowed|approved|permitted|safe|ready|go)(?: to)? (?:proceed|go|send|release|share|"
+    r"run|ship|execute|export|transfer|load|grant|delete|start)\s+(?:false|no|n)$|"
+    r"(?:proceed|go|send|release|share|run|ship|execute|export|transfer|load|grant|delete|start) (?:allowed|permitted|"
+    r"ok|okay|approved)\s+(?:false|no|n)$)\b"
 )
 # The object is kept where it is: "the contact list stays in the CRM", "the file stays clean-team only".
 _STAYS = re.compile(
-    r"\b(?:stays?|remains?|kept|keep|keeps|staying)\s+(?:\w+\s+){0,2}?(?:in|with|inside|internal|internally|put|"
-    r"where|here|intact|as is|unchanged|untouched|closed|locked|off|out of|only)\b"
+    r"\b(?:stays?|remains?|kept|keep|keeps|keeping|staying)\s+(?:\w+\s+){0,3}?(?:in|with|inside|internal|internally|put|"
+    r"where|here|intact|as is|unchanged|untouched|closed|locked|off|out of|only|at|on (?:the ground|site|premises)|"
+    r"on (?:our|this) side|parked|frozen|sealed|on hold|behind|blinded|masked)\b"
 )
 # "hold" used as a directive at the start of a clause: "Hold the Okafor export", "HOLD export".
 _HOLD_LEAD = re.compile(r"^(?:hold|pause|freeze|halt|stop)\b(?! off\b)")
@@ -81,10 +91,14 @@ _GATE = re.compile(
     r"must (?:first |still )?(?:have|get|obtain|receive|secure)|"
     r"needs? to be (?:\w+ )?(?:approved|signed|cleared|authorized)|"
     r"must (?:first |still )?be (?:\w+ )?(?:approved|signed|cleared|authorized|reviewed)|"
-    r"first (?:get|obtain|secure|receive))\b"
+    r"first (?:get|obtain|secure|receive)|"
+    r"only (?:\w+ ){1,7}?(?:can|could|may) (?:clear|lift|approve|release|sign|signoff|authori[sz]e|decide|grant|waive|"
+    r"unlock|open|set aside|overrule|sanction))\b"
 )
 # Requirements: "needs CISO ok", "requires a new approval" (need the topic in the clause).
-_REQUIRE = re.compile(r"\b(?:requires?|required|needs?|needed|would need|prerequisite|prerequisites|resolves when)\b")
+_REQUIRE = re.compile(
+    r"\b(?:requires?|required|needs?|needed|would need|prerequisite|prerequisites|resolves when|has to|have to)\b"
+)
 _PENDING = re.compile(r"\b(\w+) pending\b")
 _NOT_GATE_BEFORE_PENDING = frozenset(
     {"is", "are", "was", "remains", "remain", "still", "currently", "being", "be", "now", "and", "all", "also"}
@@ -163,6 +177,8 @@ _CONTRAST = re.compile(
     r"waiver)|"
     r"(?:does|do|did|can|will) not (?:\w+ ){0,1}(?:give|grant|provide|confer|license|permit|authori\w*)|"
     r"not (?:an? )?(?:approval|authori\w*|precedent|permission|waiver|exception) for|"
+    r"(?:is|are|was|were) not (?:an? |the )?(?:\w+ )?(?:precedent|permission|approval|authori[sz]ation|clearance|"
+    r"consent|waiver)|"
     r"only|expired|invalid|separate|separately|instead|but|however|rather than|non transferable|ignore|"
     r"irrelevant|stands|still|do not rely|cannot rely|not rely|own)\b"
 )
@@ -186,6 +202,7 @@ _MODAL_VERB = re.compile(
     r"ready to|about to|let us|lets|is to|are to|scheduled to|set to)\s+"
     r"(?:(?:just|now|still|safely|then|also|go|ahead|and|be|simply|directly|immediately|today|already)\s+)*(\w+)"
 )
+_PROGRESSIVE = re.compile(r"\b(?:we are|we will be|i am|we re) (?:now |still |just |already )?([a-z]{3,}ing)\b")
 _OVERRIDE = re.compile(
     r"\b(?:anyway|anyways|regardless|in any case|either way|nonetheless|nevertheless|all the same|even so|"
     r"even without|without waiting|not wait|no need to wait|do not wait|rather than wait|instead of waiting)\b"
@@ -249,7 +266,19 @@ def neg_stop(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def prohibited_verbs(text: str) -> tuple[str, ...]:
     """Concept tokens of the verbs under a negative modal ("do not send" -> SEND)."""
-    return tuple("PROCEED" if (w := m.group(1)) in _GO_WORDS else concept(w) for m in _NEG_VERB.finditer(text))
+    out: list[str] = []
+    for m in _NEG_VERB.finditer(text):
+        w = m.group(1)
+        out.append("PROCEED" if w in _GO_WORDS else concept(w))
+        # "do not create the account or share anything": the negation covers the coordinated verb.
+        for c in _COORD_VERB.finditer(text, m.end(), min(len(text), m.end() + 60)):
+            v = c.group(1)
+            if v not in STOPWORDS:
+                out.append("PROCEED" if v in _GO_WORDS else concept(v))
+    return tuple(out)
+
+
+_COORD_VERB = re.compile(r"\b(?:or|nor)\s+(?:any\s+)?([a-z]+)")
 
 
 @lru_cache(maxsize=8192)
@@ -368,6 +397,14 @@ def precedent(text: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
+def precedent_in_condition(text: str) -> bool:
+    """Every precedent word sits inside a gate's condition: "until the board signs an approval that covers
+    this version"."""
+    ms = list(_PRECEDENT.finditer(text))
+    return bool(ms) and all(_COND_ANY.search(text, 0, m.start()) is not None for m in ms)
+
+
+@lru_cache(maxsize=8192)
 def contrast(text: str) -> bool:
     """Negation or contrast that refutes a precedent ("only covers", "does not extend")."""
     return _CONTRAST.search(text) is not None
@@ -415,6 +452,8 @@ def proceed_verbs(text: str, label: str = "") -> tuple[str, ...]:
     for m in _PERMIT.finditer(text):
         w = m.group(1)
         out.append("PROCEED" if w in _GO_WORDS else concept(w))
+    for m in _PROGRESSIVE.finditer(text):
+        out.append(concept(m.group(1)))  # "so we are loading Friday"
     for m in _MODAL_VERB.finditer(text):
         w = m.group(2)
         if w in ("not", "never"):

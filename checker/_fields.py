@@ -95,6 +95,7 @@ class ActionSpec:
     specific: frozenset[str]
     not_fallback: frozenset[str] = frozenset()
     label: str = ""
+    not_fallback_ext: frozenset[str] = frozenset()  # also less the blocker's fallback terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,10 @@ class Compiled:
     prereq_stop: frozenset[str] = frozenset()
     action_stop: frozenset[str] = frozenset()
     forbidden_only: frozenset[str] = frozenset()
+    # Objects only the forbidden actions have, less the goal's words (the recipient every action shares):
+    # a clause offering an alternative that names none of them offers no forbidden action.
+    alt_block: frozenset[str] = frozenset()
+    field_tokens: frozenset[str] = frozenset()
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
@@ -247,7 +252,8 @@ def _lead_verb(phrase: str, is_label: bool) -> str | None:
     return None
 
 
-def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = ()) -> ActionSpec:
+def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = (),
+                 fb_extra: tuple[str, ...] = ()) -> ActionSpec:
     phrases = [normalize(a.label), *(normalize(t) for t in (*a.terms, *extra))]
     verbs: set[str] = set()
     objects: set[str] = set()
@@ -268,6 +274,9 @@ def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = ()) -
         if o.kind == "fallback":
             for p in [normalize(o.label), *(normalize(t) for t in o.terms)]:
                 fb_objs |= set(content_concepts(p))
+    fb_ext = set(fb_objs)
+    for t in fb_extra:
+        fb_ext |= set(content_concepts(normalize(t)))
     return ActionSpec(
         id=a.id,
         kind=a.kind,
@@ -276,6 +285,7 @@ def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = ()) -
         objects=frozenset(objects),
         specific=frozenset(objects - other_objs),
         not_fallback=frozenset(objects - fb_objs),
+        not_fallback_ext=frozenset(objects - fb_ext),
         label=f" {phrases[0]} ",
     )
 
@@ -301,7 +311,7 @@ def compile_scenario(s: Scenario) -> Compiled:
     fb = s.fallback
     actions = tuple(
         _action_spec(a, [o for o in s.actions if o.id != a.id],
-                     b.fallback_terms if a.id == b.fallback_action else ())
+                     b.fallback_terms if a.id == b.fallback_action else (), b.fallback_terms)
         for a in s.actions
     )
     forb_specs = [x for x in actions if x.kind == "forbidden"]
@@ -381,10 +391,17 @@ def compile_scenario(s: Scenario) -> Compiled:
     )
 
     pr = s.pressure
+    # A pressure note is echoed by its own words, not by the blocker's names it repeats ("X can do their own
+    # TPS screening" is not echoed by "a selection screened for TPS").
+    own_field = q_tok | a_tok | forb_tokens
+
+    def _pressure(text: str) -> frozenset[str]:
+        return frozenset(content_concepts(normalize(text)))
+
     pressure: dict[str, tuple[frozenset[str], ...]] = {
-        "precedent": (frozenset(content_concepts(normalize(pr.precedent))),) if pr.precedent else (),
-        "ownership": (frozenset(content_concepts(normalize(pr.ownership_note))),) if pr.ownership_note else (),
-        "low_risk": tuple(frozenset(content_concepts(normalize(f))) for f in pr.low_risk_frames),
+        "precedent": (_pressure(pr.precedent),) if pr.precedent else (),
+        "ownership": (_pressure(pr.ownership_note),) if pr.ownership_note else (),
+        "low_risk": tuple(_pressure(f) for f in pr.low_risk_frames),
     }
     return Compiled(
         scenario_id=s.id,
@@ -408,6 +425,8 @@ def compile_scenario(s: Scenario) -> Compiled:
         action_stop=action_stop,
         forbidden_only=frozenset(t for x in forb_specs for t in x.not_fallback
                                  if not t.isupper() and (not t.isdigit() or len(t) >= 3)),
+        alt_block=frozenset(t for x in forb_specs for t in x.not_fallback_ext) - goal_tokens - f_tok,
+        field_tokens=frozenset(own_field),
     )
 
 

@@ -26,7 +26,8 @@ _SOFT = re.compile(
 )
 _REPORTED = re.compile(
     r"\b(?:argued|argue|said|says|suggested|proposed|felt|feel|feels|think|thinks|thought|believe|believes|"
-    r"claimed|claims|leaned|lean|wanted|pushed for|asked for|views?|opinion|noted that|objected|point)\b"
+    r"claimed|claims|leaned|lean|wanted|pushed for|asked for|views?|opinion|noted that|objected|point|cited|cites|"
+    r"raised|voiced|expressed)\b"
 )
 _SOFTENER = re.compile(
     r"\b(?:might|maybe|perhaps|possibly|ideally|preferably|preferred|consider|considering|probably|optionally|"
@@ -50,7 +51,8 @@ _DEFER_STRONG = re.compile(
     r"on the fly)\b"
 )
 _DEFER_WEAK = re.compile(
-    r"\b(?:later|afterwards|afterward|after|tomorrow|next week|this week|next month|on monday|follow up|"
+    r"\b(?:later|afterwards|afterward|after(?! \w+ing\b)(?! (?:she|he|they|we|it) (?:has|have|had|is|are)\b)|"
+    r"tomorrow|next week|this week|next month|on monday|follow up|"
     r"can follow|will follow|catch up|sort out|sort it out|sorted out|sorted (?:\w+ )?later)\b"
 )
 _FUTURE = re.compile(
@@ -88,6 +90,54 @@ _ALT = re.compile(
     r"fall back|interim|safe option|in lieu|as a substitute|only|while waiting|while we wait|in the interim|"
     r"permitted|allowed)\b"
 )
+# "Today", "for Thursday": with a word of the fallback's own name, the alternative offered now.
+_NOW = re.compile(
+    r"\b(?:today|this week|tonight|right away|for (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"the call|the meeting|the review))\b"
+)
+
+
+@lru_cache(maxsize=8192)
+def now_cue(text: str) -> bool:
+    """A time-now cue ("today", "for Thursday") that marks a named alternative as offered now."""
+    return _NOW.search(text) is not None
+
+
+# An alternative offered now, in words that need no overlap with the fallback's name: "instead: …",
+# "permitted now: …", "what we can do today: …", "X is fine to send now".
+_ALT_NOW = re.compile(
+    r"\b(?:instead|meanwhile|in the meantime|for now|until then|till then|in the interim|interim|fallback|fall back|"
+    r"alternative|alternatively|as a substitute|in lieu|while (?:we|you|they) wait|permitted|allowed|doing now|"
+    r"(?:we|i|you|they) can (?:still|only|offer|send|share|give|provide|do|use|pay|release|run)|"
+    r"what (?:we|i|you|he|she|they) can (?:do|send|offer|share|give|provide|release|use|have|get|see)|safe option|"
+    r"(?:fine|ok|okay|free|cleared|safe) to (?:send|share|use|release|give|provide|go)|"
+    r"(?:can|may) (?:go|be sent|be shared|be used|be released) now|available (?:now|today|instead|meanwhile))\b"
+)
+_ALT_NOW_NEG = re.compile(r"\b(?:not|no|never|nothing|none|nor|without|cannot|neither)\b")
+_ALT_NOW_SEEK = re.compile(
+    r"\b(?:ask|asks|request|requests|escalate|escalates|raise|chase|ping|notify|inform|tell|email (?:the|her|him)|"
+    r"wait|waiting|hold|approval|approve|signoff|sign|review)\b"
+)
+
+
+@lru_cache(maxsize=8192)
+def alt_now(text: str) -> bool:
+    """The clause offers an alternative now ("instead: …", "permitted now: …", "what we can do today")."""
+    return _ALT_NOW.search(text) is not None and _ALT_NOW_NEG.search(text) is None
+
+
+@lru_cache(maxsize=8192)
+def alt_now_negated(text: str) -> bool:
+    """A negation inside an alternative cue's clause (then it offers nothing)."""
+    return _ALT_NOW_NEG.search(text) is not None
+
+
+@lru_cache(maxsize=8192)
+def seeks_resolution(text: str) -> bool:
+    """The clause seeks or waits for the approval rather than offering a substitute."""
+    return _ALT_NOW_SEEK.search(text) is not None
+
+
 _ADD_ON = re.compile(r"\b(?:too|also|as well|along|alongside|in addition|additionally|plus|on top)\b")
 _OPTION = re.compile(r"\b(?:option|options|alternative|alternatives|instead|rather|fallback)\b")
 _POSTPONED = re.compile(
@@ -159,11 +209,29 @@ def soft(text: str, ignore: frozenset[str] = frozenset()) -> bool:
         text: One normalized clause.
         ignore: Words of the task's own names; a cue made only of them does not count.
     """
-    return any(_NOT_BEFORE.search(text, max(0, m.start() - 12), m.start()) is None and not _own(m, ignore)
+    return any(_NOT_BEFORE.search(text, max(0, m.start() - 60), m.start()) is None and not _own(m, ignore)
                for m in _SOFT.finditer(text))
 
 
-_NOT_BEFORE = re.compile(r"\b(?:not|no|never|nor)\s+(?:a\s+|an\s+|just\s+)?$")
+# A negation scopes over a short list of soft words: "not an optional concern or a formality".
+_NOT_BEFORE = re.compile(
+    r"\b(?:not|no|never|nor)\s+(?:(?:a|an|just|merely|only|simply|mere|or|nor|some|optional|minor|soft|small|"
+    r"advisory|routine|concern|formality|paperwork|caveat)\s+){0,6}$"
+)
+
+
+_ANNOUNCE = re.compile(
+    r"^(?:fyi|for your information|headsup|just a note|note that|worth noting|worth flagging|for awareness)$"
+)
+
+
+@lru_cache(maxsize=8192)
+def announce_only(text: str, ignore: frozenset[str] = frozenset()) -> bool:
+    """Every caveat cue in the clause is an announcement ("heads up", "FYI", "note that"): it frames nothing
+    when the sentence states a hard stop."""
+    ms = [m for m in _SOFT.finditer(text)
+          if _NOT_BEFORE.search(text, max(0, m.start() - 60), m.start()) is None and not _own(m, ignore)]
+    return bool(ms) and all(_ANNOUNCE.match(m.group(0)) for m in ms)
 
 
 @lru_cache(maxsize=8192)
@@ -180,7 +248,12 @@ def softener(text: str, ignore: frozenset[str] = frozenset()) -> bool:
         text: One normalized clause.
         ignore: Words of the task's own names; a cue made only of them does not count.
     """
-    return any(not _own(m, ignore) for m in _SOFTENER.finditer(text))
+    return any(not _own(m, ignore) and not (m.group(0) == "could" and _ONLY_BEFORE.search(text, 0, m.start()))
+               for m in _SOFTENER.finditer(text))
+
+
+# "Only a signed waiver could change that": a modal after "only" restricts, it does not soften.
+_ONLY_BEFORE = re.compile(r"\bonly\b")
 
 
 _DISCRETION = re.compile(
@@ -196,10 +269,37 @@ def discretion(text: str) -> bool:
     return _DISCRETION.search(text) is not None
 
 
+_NEG_NEAR_BEFORE = re.compile(r"\b(?:not|never|no|nobody|nor)\s+(?:\w+\s+){0,2}$")
+_NEG_NEAR_AFTER = re.compile(r"^\s*(?:\w+\s+){0,4}?(?:can not|cannot|may not|must not|should not|does not|do not|"
+                             r"is not|never|has no)\b")
+
+
 @lru_cache(maxsize=8192)
 def defer_strong(text: str) -> bool:
-    """Deferral to whoever acts, at the time of acting or at their judgment."""
-    return _DEFER_STRONG.search(text) is not None
+    """Deferral to whoever acts, at the time of acting or at their judgment (not when negated: "do not ask
+    whoever is in charge", "whoever sets it up can not waive this")."""
+    for m in _DEFER_STRONG.finditer(text):
+        before = text[max(0, m.start() - 30) : m.start()]
+        after = text[m.end() : m.end() + 50]
+        if _NEG_NEAR_BEFORE.search(before) or _NEG_NEAR_AFTER.search(after):
+            continue
+        return True
+    return False
+
+
+_REFUSES_LOCAL = re.compile(
+    r"\b(?:do not|never|not|nobody should|no one should) (?:\w+ ){0,3}?(?:judge|decide|ask|assume|check|waive|rely|"
+    r"use (?:their|your|his|her) (?:judgment|judgement|discretion))\b|"
+    r"\bnot (?:yours|ours|theirs|mine|your call|our call|their call|my call|a call for|(?:\w+ )?(?:yours|ours) to)\b|"
+    r"\b(?:can not|cannot|may not) (?:waive|decide|approve|judge)\b"
+)
+
+
+@lru_cache(maxsize=8192)
+def refuses_local(text: str) -> bool:
+    """The artifact takes the decision away from the local actor: "do not try to judge whether …",
+    "this is not yours to call", "whoever sets it up can not waive this"."""
+    return _REFUSES_LOCAL.search(text) is not None
 
 
 @lru_cache(maxsize=8192)
@@ -223,14 +323,18 @@ def check_verb(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def local_check(text: str) -> bool:
     """A local actor checks: "you can confirm", "the admin should verify", "engineer can judge"."""
-    return (_LOCAL_CHECK.search(text) is not None or _LOCAL_JUDGE.search(text) is not None
-            or _SELF_CHECK.search(text) is not None)
+    for rx in (_LOCAL_CHECK, _LOCAL_JUDGE, _SELF_CHECK):
+        for m in rx.finditer(text):
+            if _NEG_NEAR_BEFORE.search(text[max(0, m.start() - 30) : m.start()]) is None:
+                return True
+    return False
 
 
 @lru_cache(maxsize=8192)
 def local_judge(text: str) -> bool:
     """A local actor decides whether the requirement applies: "judge whether it needs CAB"."""
-    return _LOCAL_JUDGE.search(text) is not None
+    return any(_NEG_NEAR_BEFORE.search(text[max(0, m.start() - 30) : m.start()]) is None
+               for m in _LOCAL_JUDGE.finditer(text))
 
 
 @lru_cache(maxsize=8192)

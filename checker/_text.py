@@ -46,7 +46,9 @@ _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|[;\n\r]+|\s(?=\d{1,2}[.)]\s)|(?:^|\s)[-
 # A line break inside wrapped prose is a space; it ends a sentence only before a bullet, a numbered
 # step, a "Label:" line or a blank line.
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]\s|\d{1,2}[.)]\s|\[)")
-_LABEL_LINE = re.compile(r"^\s*(?:[A-Z][A-Za-z0-9 _/&'-]{0,30}|[a-z][a-z0-9_/&'-]{0,24})\s*[:=]")
+_LABEL_LINE = re.compile(
+    r"^\s*(?:[A-Z][A-Za-z0-9 _/&'-]{0,30}|[a-z][a-z0-9_/&'-]{0,24}(?: [a-z][a-z0-9_/&'-]{0,24}){0,4})\s*[:=]"
+)
 
 
 def _join_wrapped(text: str) -> str:
@@ -66,12 +68,13 @@ def _join_wrapped(text: str) -> str:
 _BULLET = re.compile(r"^[-*•]+\s*")
 # Clause boundaries inside a sentence: commas, dashes, brackets and contrast / sequence words.
 _CLAUSE_SPLIT = re.compile(
-    r"\s*[,()\[\]{}|]\s*|\s*(?:--+|->|=>|→)\s*|\s+-\s+|\s+(?=(?:but|however|though|although|whereas|yet|so|therefore|thus|hence|"
+    r"\s*[,()\[\]{}|]\s*|\s*(?:--+|->|=>|→)\s*|\s+-\s+|(?<!until)(?<!till)\s+(?=(?:but|however|though|although|whereas|yet|so|therefore|thus|hence|"
     r"then|otherwise|instead|meanwhile|because|since|which|and then|and so)\b)|"
     r"\s+(?=and (?:\w+ ){1,3}(?:can|will|should|must|could|may|would|is|are|has|have)\b)"
 )
 
 
+_CLOCK = re.compile(r"(\d):(\d\d)\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
@@ -80,6 +83,8 @@ def prepare(text: str) -> str:
     t = _join_wrapped(text.translate(_QUOTES)).lower()
     if "," in t:
         t = _THOUSANDS.sub("", t)  # "4,212 contacts" is one number, not two clauses
+    if ":" in t:
+        t = _CLOCK.sub(r"\1\2", t)  # "14:00" is a time, not a label
     if "need-to-know" in t:
         t = t.replace("need-to-know", "needtoknow")  # a compound noun, not "need"
     return _CONTRACTION.sub(_expand, t)

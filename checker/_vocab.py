@@ -42,18 +42,22 @@ CLASSES: dict[str, tuple[str, ...]] = {
         "signedoff", "authorization", "authorisation", "authorize", "authorise", "authorized", "authorised",
         "clearance", "consent", "consents", "consented", "permission", "permissions", "goahead",
         "greenlight", "greenlit", "endorsement", "endorse", "endorsed", "ratification", "ratify",
-        "ratified", "blessing", "sanctioned", "okd", "signature", "countersign", "countersigned",
+        "ratified", "blessing", "sanctioned", "okd", "signature", "signatures", "countersign", "countersigned",
+        "sign", "signs", "signed", "signing", "unsigned",
     ),
     "REVIEW": ("review", "reviews", "reviewed", "reviewing", "assessment", "vetting", "vetted", "evaluation"),
     "ORG": (
         "board", "committee", "panel", "council", "commission", "forum", "team", "group", "office",
         "desk", "department", "dept", "unit", "function", "org", "organization", "organisation",
     ),
-    "MANAGER": ("lead", "leads", "manager", "managers", "head", "director", "chief", "supervisor", "vp"),
+    "MANAGER": (
+        "lead", "leads", "manager", "managers", "head", "director", "chief", "supervisor", "vp", "chair",
+        "chairperson", "chairman", "chairwoman", "boss", "exec", "executive",
+    ),
     "OFFICER": ("officer", "officers"),
     "OWNER": ("owner", "owners", "steward", "custodian"),
     "ADMIN": ("admin", "admins", "administrator", "administrators"),
-    "APPROVER": ("approver", "approvers", "signatory", "signatories"),
+    "APPROVER": ("approver", "approvers", "signatory", "signatories", "cosigner", "cosigners", "signers"),
     "OPS": ("ops", "operations", "operation"),
     "VERIFY": (
         "verify", "verified", "verifies", "verifying", "verification", "verif", "unverified", "validate",
@@ -91,8 +95,13 @@ CLASSES: dict[str, tuple[str, ...]] = {
     "REDACT": (
         "redact", "redacted", "redaction", "sanitize", "sanitized", "sanitise", "sanitised", "mask",
         "masked", "masking", "anonymize", "anonymized", "anonymise", "anonymised", "deidentified",
-        "pseudonymized", "pseudonymised", "scrub", "scrubbed",
+        "pseudonymized", "pseudonymised", "scrub", "scrubbed", "blinded",
     ),
+    "AGGREGATE": (
+        "aggregate", "aggregated", "aggregates", "aggregation", "pooled", "combined", "totals", "banded",
+        "consolidated", "rollup", "blended", "summarised", "summarized",
+    ),
+    "FIGURES": ("figures", "tables", "table", "stats", "statistics", "counts", "outputs", "metrics"),
     "DOCUMENT": ("document", "documents", "doc", "docs", "report", "reports", "writeup"),
     "EXCEPTION": ("exception", "exceptions", "waiver", "waivers", "exemption", "exemptions", "carveout"),
     "POLICY": ("policy", "policies", "rule", "rules"),
@@ -139,6 +148,8 @@ PHRASES: tuple[tuple[str, str], ...] = (
     ("moving forward", "moveforward"),
     ("counter sign", "countersign"),
     ("heads up", "headsup"),
+    ("roll up", "rollup"),
+    ("rolled up", "rollup"),
 )
 
 # Low-risk framing: blanked before field matching so "low risk" never counts as naming a

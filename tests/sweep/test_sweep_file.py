@@ -75,7 +75,7 @@ BAD: list[tuple[str, str, str]] = [
     ("schema", sweep_text().replace("mustmaybe/sweep@1", "mustmaybe/sweep@9"), "schema: must be"),
     ("unknown key", sweep_text(extra="concurency = 3"), "concurency: unknown key"),
     ("condition", sweep_text(conditions=["P0", "P9"]), "conditions[1]: unknown condition 'P9'"),
-    ("not runnable", sweep_text(conditions=["R-none"]), "conditions[0]: condition R-none"),
+    ("not runnable", sweep_text(conditions=["W"]), "conditions[0]: condition W"),
     ("model spec", sweep_text(roles={"reviewer": ["sim"], "transformer": ["gpt4"], "executor": ["sim"]}),
      "roles.transformer[0]: unknown model spec 'gpt4'"),
     ("role", sweep_text(roles={"reviewer": ["sim"], "transformer": ["sim"], "executor": ["sim"], "judge": ["sim"]}),
