@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Literal, cast
@@ -29,7 +30,12 @@ def decision_model_for(scenario: Scenario) -> type[ExecutorDecision]:
     Servers that enforce a schema with a grammar (llama.cpp) then cannot return an id that does not
     exist; the parser still checks, since other servers only take the schema as a hint.
     """
-    ids = tuple(a.id for a in scenario.actions)
+    return _decision_model(tuple(a.id for a in scenario.actions))
+
+
+@functools.lru_cache(maxsize=1024)
+def _decision_model(ids: tuple[str, ...]) -> type[ExecutorDecision]:
+    # Built once per action list: pydantic model construction costs milliseconds per episode.
     action_type: Any = Literal[ids]  # type: ignore[valid-type]
     model = create_model(
         "ExecutorDecision",

@@ -49,7 +49,7 @@ from ._record import (
 )
 from ._registry import TopologyContext, get_topology
 from ._replay import repair_text, restored_fields, verify_control
-from ._sidecar import HopCallback, Sidecar, safe_score
+from ._sidecar import HopCallback, Sidecar, safe_score, score_artifact_text
 from ._spec import episode_spec, parse_topology
 
 # A hook the sweep uses to add caching and limits around each backend client.
@@ -214,7 +214,8 @@ async def run_episode(
                             score=safe_score(scenario, artifact_text, sidecar.errors)))
             if on_hop is not None:
                 on_hop(hops[-1])
-    artifact = ArtifactRecord(text=artifact_text, score=safe_score(scenario, artifact_text, sidecar.errors))
+    artifact = ArtifactRecord(text=artifact_text,
+                              score=score_artifact_text(scenario, artifact_text, hops, sidecar.errors))
 
     executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops),
                                        control=control)

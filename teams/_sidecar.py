@@ -41,6 +41,15 @@ def safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScor
         return _UNSCORED
 
 
+def score_artifact_text(scenario: Scenario, text: str, hops: list[Hop], errors: list[str]) -> ArtifactScore:
+    """The artifact's score: the hop that carried this exact text was scored already (the checker is
+    a pure function of task and text), so reuse that; score afresh only if none did, or it failed."""
+    for hop in reversed(hops):
+        if hop.text == text and hop.score is not _UNSCORED:
+            return hop.score
+    return safe_score(scenario, text, errors)
+
+
 class Sidecar(DefaultInterventionHandler):
     """Collects and scores each agent response published to the group topic."""
 

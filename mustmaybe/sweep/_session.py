@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import shutil
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +61,45 @@ class SweepOptions:
     json: bool = False
     runs_dir: Path = Path("runs")
     refresh_s: float = 0.5
+
+
+# Episodes allocate many short-lived container objects (agents, runtimes, pydantic models); with
+# the default thresholds (700, 10, 10) the cyclic collector ran ~1,000 times per 640 episodes and
+# took 1.5-1.7 s of a ~10 s CPU sweep (peer benchmark workload). Collecting the young generation
+# every 20,000 allocations cuts that to ~0.5 s for ~35 MB more peak RSS; freezing what exists
+# before the episodes start (imports, library, plan) keeps it out of every pass and keeps forked
+# workers' pages shared. Garbage is still collected, in larger batches.
+_SWEEP_GC_THRESHOLD = (20_000, 20, 100)
+
+
+@contextlib.contextmanager
+def lean_runtime() -> Iterator[None]:
+    """Run the episodes with a frozen heap, a larger young generation and idle tracing off; restore all three."""
+    old = gc.get_threshold()
+    gc.freeze()  # no collect first: a full pass costs ~65 ms of start-up; unfreeze() hands leftovers back
+    gc.set_threshold(*_SWEEP_GC_THRESHOLD)
+    # Each episode's runtime opens ~80 spans. With no OpenTelemetry provider configured they go
+    # nowhere; AutoGen's switch then skips the proxy tracer layer (~1.2 µs a span). An explicit
+    # setting of the variable, or a configured provider, is left alone.
+    tracing_env = None
+    if _TRACING_ENV not in os.environ and _no_tracer_provider():
+        tracing_env = os.environ[_TRACING_ENV] = "true"
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+        if tracing_env is not None:
+            os.environ.pop(_TRACING_ENV, None)
+
+
+_TRACING_ENV = "AUTOGEN_DISABLE_RUNTIME_TRACING"
+
+
+def _no_tracer_provider() -> bool:
+    from opentelemetry import trace
+
+    return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def _now() -> str:
@@ -206,18 +247,19 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     status = "running"
     errors: list[str] = []
     try:
-        if workers > 1:
-            store.close()  # never carry an open SQLite connection across fork()
-            latest = [tally]
-            try:
-                tally, errors = _run_workers(plan, todo, workers, rerun, store, collect_secrets(plan),
-                                             cache_path if use_cache else None, session_n, tally, console, opts,
-                                             latest)
-            finally:
-                tally = latest[-1]
-        else:
-            tally, errors = _run_here(plan, todo, rerun, store, cache_path if use_cache else None, session_n, tally,
-                                      console, opts)
+        with lean_runtime():
+            if workers > 1:
+                store.close()  # never carry an open SQLite connection across fork()
+                latest = [tally]
+                try:
+                    tally, errors = _run_workers(plan, todo, workers, rerun, store, collect_secrets(plan),
+                                                 cache_path if use_cache else None, session_n, tally, console,
+                                                 opts, latest)
+                finally:
+                    tally = latest[-1]
+            else:
+                tally, errors = _run_here(plan, todo, rerun, store, cache_path if use_cache else None, session_n,
+                                          tally, console, opts)
     except KeyboardInterrupt:
         status, exit_code = "interrupted", 130
     except asyncio.CancelledError:
