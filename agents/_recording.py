@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from autogen_core import CancellationToken
@@ -18,12 +18,12 @@ from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]
-    ModelInfo,
     RequestUsage,
 )
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
+
+from ._retry import DelegatingClient
 
 
 def message_text(m: LLMMessage) -> str:
@@ -48,16 +48,17 @@ class CallRecord:
     cached: bool
 
 
-@dataclass
-class RecordingClient(ChatCompletionClient):
+class RecordingClient(DelegatingClient):
     """Wraps a backend client for one agent; `calls` lists every call in order."""
 
-    inner: ChatCompletionClient
-    agent: str
-    json_output: type[BaseModel] | None = None
-    timeout_s: float | None = None  # the role's whole-call limit, retries included
-    calls: list[CallRecord] = field(default_factory=list)
-    last_error: BaseException | None = None
+    def __init__(self, inner: ChatCompletionClient, agent: str, json_output: type[BaseModel] | None = None,
+                 timeout_s: float | None = None) -> None:
+        super().__init__(inner)
+        self.agent = agent
+        self.json_output = json_output
+        self.timeout_s = timeout_s  # the role's whole-call limit, retries included
+        self.calls: list[CallRecord] = []
+        self.last_error: BaseException | None = None
 
     async def create(
         self,
@@ -108,6 +109,7 @@ class RecordingClient(ChatCompletionClient):
         extra_create_args: Mapping[str, Any] = {},
         cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
+        # One recorded call, delivered as a single chunk: the record needs the whole answer.
         result = await self.create(
             messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
             extra_create_args=extra_create_args, cancellation_token=cancellation_token,
@@ -115,9 +117,6 @@ class RecordingClient(ChatCompletionClient):
         if isinstance(result.content, str):
             yield result.content
         yield result
-
-    async def close(self) -> None:
-        await self.inner.close()
 
     def actual_usage(self) -> RequestUsage:
         return RequestUsage(
@@ -134,11 +133,3 @@ class RecordingClient(ChatCompletionClient):
 
     def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         return 1_000_000
-
-    @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        return self.model_info  # type: ignore[return-value]
-
-    @property
-    def model_info(self) -> ModelInfo:
-        return self.inner.model_info
