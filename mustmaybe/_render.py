@@ -17,7 +17,8 @@ def field_badges(score: ArtifactScore) -> Text:
     t = Text()
     for name, letter in _FIELD_LETTER.items():
         kept = getattr(score.fields, name)
-        t.append(f" {letter}:{name} ", style="black on green" if kept else "white on red strike")
+        # The mark keeps the badge readable where colour is stripped (logs, pipes).
+        t.append(f" {letter}:{name} {'✓' if kept else '✗'} ", style="black on green" if kept else "white on red strike")
         t.append(" ")
     return t
 
