@@ -171,7 +171,17 @@ def _load_extra_commands() -> None:
         _EXTRA_COMMANDS.append(mod.register)
 
 
+def _quiet_autogen_logs() -> None:
+    # A failing model call is recorded on its episode (errors) and shown there; AutoGen's runtime
+    # would also print its traceback to stderr, which buries the console output.
+    import logging
+
+    for name in ("autogen_core", "autogen_agentchat"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _quiet_autogen_logs()
     _load_extra_commands()
     args = build_parser().parse_args(argv)
     handler: Handler = args.func

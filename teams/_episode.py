@@ -192,7 +192,9 @@ async def run_episode(
         # the model call's own exception (429, timeout, 5xx…), so infrastructure failures are countable.
         failed = build.clients.get(where)
         cause = failed.last_error if failed is not None and failed.last_error is not None else exc
-        errors.append(EpisodeError(where=where, kind=classify_error(cause), message=_short(cause)))
+        role = build.roles.get(where)
+        model = f" [model {specs[role]}]" if role is not None else ""
+        errors.append(EpisodeError(where=where, kind=classify_error(cause), message=_short(cause) + model))
     finally:
         try:
             await runtime.stop_when_idle()
@@ -218,7 +220,7 @@ async def run_episode(
                               score=score_artifact_text(scenario, artifact_text, hops, sidecar.errors))
 
     executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops),
-                                       control=control)
+                                       control=control, specs=specs)
 
     errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
     reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
@@ -265,7 +267,8 @@ async def run_episode(
 
 async def _run_executor(scenario: Scenario, cond: Condition, artifact_text: str,
                         client_for: Callable[..., RecordingClient], errors: list[EpisodeError],
-                        ran_team: bool, control: str | None = None) -> ExecutorOutcome:
+                        ran_team: bool, control: str | None = None,
+                        specs: Mapping[Any, ModelSpec] | None = None) -> ExecutorOutcome:
     raw = ""
     if ran_team:
         client = client_for("executor", "executor", 0, decision_model_for(scenario))
@@ -275,7 +278,8 @@ async def _run_executor(scenario: Scenario, cond: Condition, artifact_text: str,
             result = await executor.run(task=prompts.executor_task(scenario, cond, artifact_text, control))
             raw = result.messages[-1].to_text() if result.messages else ""
         except Exception as exc:
-            errors.append(EpisodeError(where="executor", kind=classify_error(exc), message=_short(exc)))
+            errors.append(EpisodeError(where="executor", kind=classify_error(exc),
+                                       message=_short(exc) + (f" [model {specs['executor']}]" if specs else "")))
     decision = parse_decision(scenario, raw, artifact_text)
     if ran_team and not decision.parse_ok:
         errors.append(EpisodeError(where="executor", kind="parse_error",
