@@ -30,6 +30,11 @@ class ClientContext:
     fallback_action: str = ""
     endpoint: EndpointConfig | None = None
 
+    @property
+    def model_seed(self) -> int:
+        """The sampling seed: the role's own if set, else the episode's."""
+        return self.params.seed if self.params.seed is not None else self.seed
+
 
 def build_model_client(spec: ModelSpec, ctx: ClientContext) -> ChatCompletionClient:
     """The backend client for `spec`; optional backends import their dependencies only here."""

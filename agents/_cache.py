@@ -133,7 +133,7 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
     The structured-output mode is part of the key because it changes what the server is asked
     (a schema-constrained answer and a prompted one differ).
     """
-    seed = ctx.params.seed if ctx.params.seed is not None else ctx.seed
+    seed = ctx.model_seed
     mode: str
     if spec.backend == "openai":
         mode = ctx.endpoint.structured_output if ctx.endpoint is not None else "json_schema"

@@ -315,7 +315,7 @@ def build_local_client(spec: ModelSpec, ctx: ClientContext) -> LocalLlamaClient:
     Raises:
         LocalBackendUnavailable: llama-cpp-python or the weights are missing (names the extra to install).
     """
-    seed = ctx.params.seed if ctx.params.seed is not None else ctx.seed
+    seed = ctx.model_seed
     return LocalLlamaClient(LocalLlamaClientConfig(
         model=spec.name, temperature=ctx.params.temperature, max_tokens=ctx.params.max_tokens, seed=seed,
     ))

@@ -281,7 +281,7 @@ def build_openai_client(spec: ModelSpec, ctx: ClientContext) -> OpenAIEndpointCl
         ApiKeyMissingError: the key variable is not set.
     """
     endpoint = ctx.endpoint if ctx.endpoint is not None else EndpointConfig(base_url=spec.endpoint)
-    seed = ctx.params.seed if ctx.params.seed is not None else ctx.seed
+    seed = ctx.model_seed
     return OpenAIEndpointClient(OpenAIEndpointClientConfig(
         model=spec.name,
         base_url=spec.endpoint,

@@ -56,7 +56,7 @@ class SimClientConfig(BaseModel):
     def from_context(cls, profile: str, ctx: ClientContext) -> SimClientConfig:
         role: Any = ctx.role
         return cls(profile=profile, role=role, agent=ctx.agent, condition=ctx.condition, transform=ctx.transform,
-                   style=ctx.style, seed=ctx.params.seed if ctx.params.seed is not None else ctx.seed, hop=ctx.hop,
+                   style=ctx.style, seed=ctx.model_seed, hop=ctx.hop,
                    requested_action=ctx.requested_action, fallback_action=ctx.fallback_action)
 
 

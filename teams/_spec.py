@@ -78,10 +78,6 @@ def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
     return TopologySpec(name=info.name, params=params)
 
 
-def default_params() -> dict[str, RoleParams]:
-    return {r: RoleParams() for r in ROLES}
-
-
 def episode_spec(
     scenario: Scenario,
     condition: Condition | str,
