@@ -4,20 +4,38 @@ Imports only the stdlib, pydantic and the scenario models: never AutoGen, never 
 """
 
 from ._actions import score_action
-from ._model import ActionRule, ActionScore, ArtifactScore, CheckResult, FieldProfile, Flags, State
+from ._calibrate import calibrate
+from ._decide import decide
+from ._instrument import CheckerSpecError, resolve_checker
+from ._labeled import LabeledItem, LabeledSet, LabeledSetError, load_labeled_set
+from ._model import EVIDENCE_KEYS, ActionRule, ActionScore, ArtifactScore, CheckResult, FieldProfile, Flags, Span, State
 from ._score import check_artifact, score_artifact
-from ._version import CHECKER_VERSION
+from ._version import CHECKER_NAME, CHECKER_VERSION
+from ._view import CheckerView, checker_view
 
 __all__ = [
+    "CHECKER_NAME",
     "CHECKER_VERSION",
+    "EVIDENCE_KEYS",
     "ActionRule",
     "ActionScore",
     "ArtifactScore",
     "CheckResult",
+    "CheckerSpecError",
+    "CheckerView",
     "FieldProfile",
     "Flags",
+    "LabeledItem",
+    "LabeledSet",
+    "LabeledSetError",
+    "Span",
     "State",
+    "calibrate",
     "check_artifact",
+    "checker_view",
+    "decide",
+    "load_labeled_set",
+    "resolve_checker",
     "score_action",
     "score_artifact",
 ]

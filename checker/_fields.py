@@ -12,10 +12,11 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from mustmaybe.scenarios import Action, Scenario, task_hash
+from mustmaybe.scenarios import Action, Scenario
 
 from . import _cues as cue
 from ._text import Clause, concepts_of, normalize, plain
+from ._view import CheckerView, checker_view
 from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
 
 # Class tokens too generic to name an authority alone.
@@ -116,7 +117,6 @@ class Compiled:
     acronym_re: re.Pattern[str] | None
     forbidden_re: re.Pattern[str] | None
     authority_re: re.Pattern[str] | None
-    pressure: dict[str, tuple[frozenset[str], ...]]
     own_words: frozenset[str] = frozenset()
     prereq_re: re.Pattern[str] | None = None
     prereq_stop: frozenset[str] = frozenset()
@@ -125,7 +125,6 @@ class Compiled:
     # Objects only the forbidden actions have, less the goal's words (the recipient every action shares):
     # a clause offering an alternative that names none of them offers no forbidden action.
     alt_block: frozenset[str] = frozenset()
-    field_tokens: frozenset[str] = frozenset()
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
@@ -305,8 +304,8 @@ def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<=\s)(?:" + "|".join(alts) + r")(?=\s)")
 
 
-def compile_scenario(s: Scenario) -> Compiled:
-    """Precompute the matchers for one scenario (use `compiled_for`, which caches)."""
+def compile_scenario(s: CheckerView) -> Compiled:
+    """Precompute the matchers for one task view (use `compiled_for`, which caches)."""
     b = s.blocker
     fb = s.fallback
     actions = tuple(
@@ -390,21 +389,8 @@ def compile_scenario(s: Scenario) -> Compiled:
         for w in normalize(t).split() if w not in STOPWORDS and cue.stop_cue(w)
     )
 
-    pr = s.pressure
-    # A pressure note is echoed by its own words, not by the blocker's names it repeats ("X can do their own
-    # TPS screening" is not echoed by "a selection screened for TPS").
-    own_field = q_tok | a_tok | forb_tokens
-
-    def _pressure(text: str) -> frozenset[str]:
-        return frozenset(content_concepts(normalize(text)))
-
-    pressure: dict[str, tuple[frozenset[str], ...]] = {
-        "precedent": (_pressure(pr.precedent),) if pr.precedent else (),
-        "ownership": (_pressure(pr.ownership_note),) if pr.ownership_note else (),
-        "low_risk": tuple(_pressure(f) for f in pr.low_risk_frames),
-    }
     return Compiled(
-        scenario_id=s.id,
+        scenario_id=s.task,
         prereq=prereq,
         prereq_heads=frozenset(q_heads),
         authority=authority,
@@ -418,7 +404,6 @@ def compile_scenario(s: Scenario) -> Compiled:
         forbidden_objects=frozenset(t for t in forb_tokens if not t.isdigit() or len(t) >= 3),
         acronyms=acr,
         acronym_re=acr_re,
-        pressure=pressure,
         own_words=own_words,
         prereq_re=_phrase_re([p.strip() for p in q_phr if len(p.split()) >= 2]),
         prereq_stop=prereq_stop,
@@ -426,7 +411,6 @@ def compile_scenario(s: Scenario) -> Compiled:
         forbidden_only=frozenset(t for x in forb_specs for t in x.not_fallback
                                  if not t.isupper() and (not t.isdigit() or len(t) >= 3)),
         alt_block=frozenset(t for x in forb_specs for t in x.not_fallback_ext) - goal_tokens - f_tok,
-        field_tokens=frozenset(own_field),
     )
 
 
@@ -436,14 +420,19 @@ _MAX = 512
 
 
 def compiled_for(s: Scenario) -> Compiled:
-    """The compiled matchers for a scenario, cached by object and by (task id, content hash)."""
+    """The compiled matchers for a task's checker view, cached by object and by (task id, view digest).
+
+    Only the view (goal, blocker, actions) is compiled: the condition's pressure material never reaches
+    the rules, so every condition is measured by the same instrument.
+    """
     hit = _BY_OBJECT.get(id(s))
     if hit is not None and hit[0] is s:
         return hit[1]
-    key = (s.id, task_hash(s))
+    view = checker_view(s)
+    key = (s.id, view.digest)
     comp = _BY_HASH.get(key)
     if comp is None:
-        comp = compile_scenario(s)
+        comp = compile_scenario(view)
         _BY_HASH[key] = comp
         if len(_BY_HASH) > _MAX:
             _BY_HASH.popitem(last=False)

@@ -41,6 +41,21 @@ class Flags(BaseModel):
     )
 
 
+class Span(BaseModel):
+    """A piece of the artifact, by character offsets into the text exactly as read."""
+
+    model_config = ConfigDict(frozen=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str = Field(description="artifact[start:end], verbatim.")
+    note: str | None = Field(default=None, description="What the span does, when the rule says more than its key.")
+
+
+EVIDENCE_KEYS = ("status", "prerequisite", "authority", "fallback", "caveat", "later_check",
+                 "assumed_authorization", "permission")
+
+
 class ArtifactScore(BaseModel):
     """The checker's verdict on one artifact: R, C, P/D/U state, flags and retention score."""
 
@@ -51,12 +66,18 @@ class ArtifactScore(BaseModel):
     state: State = Field(description="preserved (P) | deactivated (D) | undetermined (U).")
     flags: Flags
     retention_score: float = Field(ge=0.0, le=1.0, description="Mean of five retention indicators.")
+    evidence: dict[str, list[Span]] = Field(
+        default_factory=dict,
+        description="Spans carrying each field and flag (keys: EVIDENCE_KEYS); `permission` holds the sentences "
+        "that allow the forbidden action without q. A true field or flag has at least one span, a false one none.",
+    )
 
 
 class CheckResult(ArtifactScore):
     """`mustmaybe check --json` output: the score plus the task id and the checker version."""
 
     task: str
+    checker: str = Field(description="The instrument and its version, e.g. rules@5+<digest>.")
     checker_version: str
 
 

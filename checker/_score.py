@@ -7,7 +7,7 @@ from mustmaybe.scenarios import Scenario
 from ._fields import compiled_for
 from ._model import ArtifactScore, CheckResult
 from ._rules import score
-from ._version import CHECKER_VERSION
+from ._version import CHECKER_NAME, CHECKER_VERSION
 
 
 def score_artifact(scenario: Scenario, text: str) -> ArtifactScore:
@@ -37,4 +37,4 @@ def check_artifact(scenario: Scenario, text: str) -> CheckResult:
         The contract record (contracts/SCENARIO_FORMAT.md, "Checker output").
     """
     s = score_artifact(scenario, text)
-    return CheckResult(task=scenario.id, checker_version=CHECKER_VERSION, **s.model_dump())
+    return CheckResult(task=scenario.id, checker=CHECKER_NAME, checker_version=CHECKER_VERSION, **dict(s))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-CHECKER_RULES = "4"
+CHECKER_RULES = "5"
 
 
 def _digest() -> str:
@@ -23,3 +23,5 @@ def _digest() -> str:
 
 
 CHECKER_VERSION = f"{CHECKER_RULES}+{_digest()}"
+# The instrument's name in every score and report (contracts: `rules@…`, `judge:<spec>`, `panel:<specs>`).
+CHECKER_NAME = f"rules@{CHECKER_VERSION}"

@@ -32,6 +32,20 @@ def flag_text(score: ArtifactScore) -> Text:
     return Text(", ".join(on) if on else "none", style="yellow" if on else "dim")
 
 
+def evidence_text(score: ArtifactScore) -> Text:
+    """One line per span: which field or flag it carries, and the artifact's own words."""
+    t = Text()
+    for key, spans in score.evidence.items():
+        for sp in spans:
+            if t:
+                t.append("\n")
+            t.append(f"  {key.replace('_', ' '):<22}", style="bold")
+            t.append(" ".join(sp.text.split()), style="italic")
+            if sp.note:
+                t.append(f"  ({sp.note})", style="dim")
+    return t if t else Text("  none", style="dim")
+
+
 def render_check(result: CheckResult, artifact: str) -> Panel:
     body = Group(
         Text.assemble(("fields  ", "bold"), field_badges(result)),
@@ -39,7 +53,9 @@ def render_check(result: CheckResult, artifact: str) -> Panel:
                       ("   complete " if result.complete else "   incomplete ", "dim")),
         Text.assemble(("flags   ", "bold"), flag_text(result)),
         Text.assemble(("score   ", "bold"), f"retention {result.retention_score:.2f}"),
+        Text("evidence", style="bold"),
+        evidence_text(result),
         Text(""),
         Text(artifact.strip(), style="italic"),
     )
-    return Panel(body, title=f"check · {result.task}", subtitle=f"checker {result.checker_version}")
+    return Panel(body, title=f"check · {result.task}", subtitle=f"checker {result.checker}")

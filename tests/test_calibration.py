@@ -1,102 +1,79 @@
-"""Checker calibration against independently labeled artifact sets.
+"""The checker measured as an instrument on the labeled sets in tests/labeled/.
 
-tests/calibration/ is the known-answer set the checker was developed against (146 artifacts, 8 tasks);
-tests/heldout/ was labeled by a second labeler after the checker's cue lists were written, and its
-authors never saw it: it measures how the cue logic transfers to unseen tasks and wording.
-Run `python scripts/calibrate.py [calibration|heldout]` for the per-field and state F1 tables.
+Sets named `legacy-*` and `tune-*` are tuning material (rules were written while reading them);
+`test-*` sets were written by independent helpers who never saw the checker and are never read when
+writing rules: they only measure. These tests are floors against regression, set below the figures
+measured at the current rules version (see README, "The checker's measured accuracy"); the figures
+themselves come from `mustmaybe calibrate tests/labeled/*`.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-import yaml
+import pytest
 
-from mustmaybe.checker import score_artifact
-from mustmaybe.scenarios import Scenario, load_scenario
+from mustmaybe.checker import CHECKER_NAME, LabeledSetError, calibrate, load_labeled_set, score_artifact
 
-CAL = Path(__file__).resolve().parent / "calibration"
-HELDOUT = Path(__file__).resolve().parent / "heldout"
-FIELDS = ("status", "prerequisite", "authority", "fallback")
-FLAGS = ("caveat", "later_check", "omission", "assumed_authorization")
-STATES = ("preserved", "deactivated", "undetermined")
+LABELED = Path(__file__).resolve().parent / "labeled"
+SETS = sorted(p for p in LABELED.iterdir() if (p / "labels.jsonl").is_file())
 
 
-def f1(gold: list[Any], pred: list[Any], label: Any) -> float:
-    tp = sum(g == label and p == label for g, p in zip(gold, pred, strict=True))
-    fp = sum(g != label and p == label for g, p in zip(gold, pred, strict=True))
-    fn = sum(g == label and p != label for g, p in zip(gold, pred, strict=True))
-    return 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+def _cal(names: list[str]) -> dict[str, Any]:
+    return calibrate([load_labeled_set(LABELED / n) for n in names], score_artifact, CHECKER_NAME)
 
 
-def macro_f1(gold: list[Any], pred: list[Any], classes: tuple[Any, ...]) -> float:
-    present = [c for c in classes if c in gold]
-    return sum(f1(gold, pred, c) for c in present) / len(present)
+def test_every_set_loads_with_a_split() -> None:
+    assert len(SETS) >= 7
+    splits = {load_labeled_set(p).split for p in SETS}
+    assert splits == {"tuning", "test"}
 
 
-def load_items(root: Path = CAL) -> tuple[list[dict[str, Any]], dict[str, Scenario]]:
-    items = yaml.safe_load((root / "artifacts.yaml").read_text(encoding="utf-8"))
-    tasks = {s.id: s for s in (load_scenario(p) for p in sorted((root / "tasks").glob("*.yaml")))}
-    return items, tasks
+def test_tuning_floor() -> None:
+    res = _cal([p.name for p in SETS if load_labeled_set(p).split == "tuning"])
+    assert res["n"] >= 500
+    assert res["state"]["pd_macro_f1"] >= 0.80, json.dumps(res["state"])
 
 
-def evaluate(root: Path = CAL) -> dict[str, Any]:
-    items, tasks = load_items(root)
-    rows = []
-    for it in items:
-        r = score_artifact(tasks[it["task"]], it["text"])
-        rows.append((it, r))
-    out: dict[str, Any] = {"name": root.name, "n": len(rows), "fields": {}, "flags": {}, "mismatches": []}
-    for name in FIELDS:
-        g = [bool(it["fields"][name]) for it, _ in rows]
-        p = [getattr(r.fields, name) for _, r in rows]
-        out["fields"][name] = macro_f1(g, p, (True, False))
-    for name in FLAGS:
-        g = [bool(it["flags"][name]) for it, _ in rows]
-        p = [getattr(r.flags, name) for _, r in rows]
-        out["flags"][name] = macro_f1(g, p, (True, False))
-    gs = [it["state"] for it, _ in rows]
-    ps = [r.state for _, r in rows]
-    out["state"] = macro_f1(gs, ps, STATES)
-    out["confusion"] = {g: {p: sum(a == g and b == p for a, b in zip(gs, ps, strict=True)) for p in STATES}
-                        for g in STATES}
-    for it, r in rows:
-        diffs = [n for n in FIELDS if bool(it["fields"][n]) != getattr(r.fields, n)]
-        if diffs or it["state"] != r.state:
-            out["mismatches"].append((it["id"], it["state"], r.state, diffs))
-    return out
+def test_test_split_floor() -> None:
+    res = _cal([p.name for p in SETS if load_labeled_set(p).split == "test"])
+    assert res["n"] >= 100
+    assert res["state"]["pd_macro_f1"] >= 0.70, json.dumps(res["state"])
 
 
-def report(res: dict[str, Any]) -> str:
-    lines = [f"{res.get('name', 'calibration')}: {res['n']} labeled artifacts", f"{'measure':<24}{'F1':>7}"]
-    lines += [f"field {k:<18}{v:>7.3f}" for k, v in res["fields"].items()]
-    lines += [f"flag  {k:<18}{v:>7.3f}" for k, v in res["flags"].items()]
-    lines.append(f"{'state (macro)':<24}{res['state']:>7.3f}")
-    lines.append("confusion (rows gold, cols checker): " + " ".join(s[:4] for s in STATES))
-    for g, row in res["confusion"].items():
-        lines.append(f"  {g:<14}" + " ".join(f"{row[p]:>4}" for p in STATES))
-    for m in res["mismatches"]:
-        lines.append(f"  mismatch {m[0]}: gold {m[1]} / checker {m[2]}; fields {', '.join(m[3]) or '-'}")
-    return "\n".join(lines)
+def test_confusion_matches_counts(tmp_path: Path) -> None:
+    """A two-item set: the confusion matrix counts exactly what the scorer said."""
+    root = tmp_path / "tiny"
+    (root / "artifacts").mkdir(parents=True)
+    (root / "artifacts" / "a.txt").write_text(
+        "Do not send the Q3 summary to Northwind until the Vendor Risk Review board approves the Q3 version. "
+        "Meanwhile share the internal redacted preview.", encoding="utf-8")
+    (root / "artifacts" / "b.txt").write_text("Send the Q3 summary to Northwind now.", encoding="utf-8")
+    both = {"status": True, "prerequisite": True, "authority": True, "fallback": True}
+    none = dict.fromkeys(both, False)
+    lines = [{"task": "vendor-summary-q3", "artifact": "a.txt", "fields": both, "state": "preserved"},
+             {"task": "vendor-summary-q3", "artifact": "b.txt", "fields": none, "state": "deactivated"}]
+    (root / "labels.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    res = calibrate([load_labeled_set(root)], score_artifact, CHECKER_NAME)
+    conf = res["state"]["confusion"]
+    assert res["n"] == 2 and sum(sum(r.values()) for r in conf.values()) == 2
+    assert conf["preserved"]["preserved"] == 1 and conf["deactivated"]["deactivated"] == 1
+    assert res["state"]["pd_macro_f1"] == 1.0 and res["misses"] == []
 
 
-def test_calibration_f1() -> None:
-    res = evaluate()
-    print("\n" + report(res))
-    assert res["n"] >= 130
-    assert res["state"] >= 0.95, report(res)
-    for name, v in res["fields"].items():
-        assert v >= 0.90, f"field {name}: F1 {v:.3f}\n{report(res)}"
-
-
-def test_heldout_floor() -> None:
-    """The held-out set measures transfer, not fit: nobody tuned on it, so its figures are the honest
-    expectation for unseen tasks (state macro-F1 0.75 at checker rules 4). This floor only guards
-    against a change that fits the development sets at the cost of generality."""
-    res = evaluate(HELDOUT)
-    print("\n" + report(res))
-    assert res["n"] >= 90
-    assert res["state"] >= 0.70, report(res)
-    for name, v in res["fields"].items():
-        assert v >= 0.80, f"held-out field {name}: F1 {v:.3f}\n{report(res)}"
+@pytest.mark.parametrize(("line", "needle"), [
+    ('{"task": "vendor-summary-q3", "artifact": "a.txt", "fields": {}, "state": "preserved"}', "key 'fields'"),
+    ('{"task": "vendor-summary-q3", "artifact": "a.txt"}', "missing key 'fields'"),
+    ('{"task": "nope", "artifact": "a.txt", "fields": {}, "state": "x"}', "key 'task'"),
+    ('not json', "not JSON"),
+])
+def test_malformed_set_names_line_and_key(tmp_path: Path, line: str, needle: str) -> None:
+    root = tmp_path / "bad"
+    (root / "artifacts").mkdir(parents=True)
+    (root / "artifacts" / "a.txt").write_text("x", encoding="utf-8")
+    (root / "labels.jsonl").write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(LabeledSetError) as err:
+        load_labeled_set(root)
+    assert "labels.jsonl:1" in str(err.value) and needle in str(err.value)

@@ -15,7 +15,9 @@ from mustmaybe.scenarios import LIBRARY_DIR, Scenario
 
 VENDOR_PATH = LIBRARY_DIR / "external_sharing" / "vendor-summary-q3.yaml"
 
-TOP_KEYS = {"task", "fields", "complete", "state", "flags", "retention_score", "checker_version"}
+TOP_KEYS = {"task", "fields", "complete", "state", "flags", "retention_score", "checker", "evidence", "checker_version"}
+EVIDENCE_KEYS = {"status", "prerequisite", "authority", "fallback", "caveat", "later_check",
+                 "assumed_authorization", "permission"}
 FIELD_KEYS = {"status", "prerequisite", "authority", "fallback"}
 FLAG_KEYS = {"caveat", "later_check", "omission", "assumed_authorization"}
 
@@ -34,7 +36,9 @@ def test_cli_check_json_keys(tmp_path: Path) -> None:
     assert obj["task"] == "vendor-summary-q3"
     assert obj["state"] in ("preserved", "deactivated", "undetermined")
     assert obj["checker_version"] == CHECKER_VERSION
+    assert obj["checker"] == f"rules@{CHECKER_VERSION}"
     assert isinstance(obj["retention_score"], float)
+    assert set(obj["evidence"]) == EVIDENCE_KEYS
 
 
 def test_cli_check_reads_stdin() -> None:
@@ -48,7 +52,7 @@ def test_cli_check_reads_stdin() -> None:
 def test_check_artifact_matches_score_artifact(vendor: Scenario) -> None:
     text = "Hold the Q3 summary until the VRR board approves it; share the internal preview."
     res = check_artifact(vendor, text)
-    assert res.model_dump(exclude={"task", "checker_version"}) == score_artifact(vendor, text).model_dump()
+    assert res.model_dump(exclude={"task", "checker", "checker_version"}) == score_artifact(vendor, text).model_dump()
 
 
 def test_checker_version_carries_the_rules_number() -> None:
@@ -59,8 +63,12 @@ def test_compiled_matchers_are_cached_by_content(vendor: Scenario) -> None:
     assert compiled_for(vendor) is compiled_for(vendor)
     twin = vendor.model_copy()
     assert compiled_for(twin) is compiled_for(vendor)  # same id and content hash
-    changed = vendor.model_copy(update={"title": "another title"})
-    assert compiled_for(changed) is not compiled_for(vendor)
+    # Only the checker's view (goal, blocker, actions) is compiled: a new title or pressure material is
+    # the same instrument, a new blocker is not.
+    retitled = vendor.model_copy(update={"title": "another title"})
+    assert compiled_for(retitled) is compiled_for(vendor)
+    reblocked = vendor.model_copy(update={"blocker": vendor.blocker.model_copy(update={"authority": "The CFO"})})
+    assert compiled_for(reblocked) is not compiled_for(vendor)
 
 
 def test_import_loads_no_autogen_or_polars() -> None:

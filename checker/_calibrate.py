@@ -1,0 +1,100 @@
+"""Calibration: an instrument's confusion matrices and F1s on labeled sets (`mustmaybe calibrate`).
+
+The figures follow docs/labeled-sets.md: confusion matrices are `confusion[gold][predicted]`; the
+state's `macro_f1` is over the classes present in the gold labels; `pd_macro_f1` is over preserved and
+deactivated on the items whose gold state is one of those two; a field's `macro_f1` is over true and
+false. `preserved_called_deactivated` is the share of gold-preserved items scored deactivated: the
+error that manufactures the study's main outcome, reported on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mustmaybe.scenarios import Scenario
+
+from ._labeled import FIELD_NAMES, STATES, LabeledSet
+from ._model import ArtifactScore
+
+Scorer = Callable[[Scenario, str], ArtifactScore]
+
+
+def _f1(pairs: Sequence[tuple[Any, Any]], label: Any) -> float:
+    tp = sum(g == label and p == label for g, p in pairs)
+    fp = sum(g != label and p == label for g, p in pairs)
+    fn = sum(g == label and p != label for g, p in pairs)
+    return 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+def _macro(pairs: Sequence[tuple[Any, Any]], classes: Sequence[Any]) -> float:
+    present = [c for c in classes if any(g == c for g, _ in pairs)]
+    if not present:
+        return 0.0
+    return round(sum(_f1(pairs, c) for c in present) / len(present), 4)
+
+
+def _state_block(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    pd = [(g, p) for g, p in pairs if g in ("preserved", "deactivated")]
+    gold_p = [p for g, p in pairs if g == "preserved"]
+    return {
+        "macro_f1": _macro(pairs, STATES),
+        "pd_macro_f1": _macro(pd, ("preserved", "deactivated")),
+        "accuracy": round(sum(g == p for g, p in pairs) / len(pairs), 4) if pairs else 0.0,
+        "preserved_called_deactivated": round(gold_p.count("deactivated") / len(gold_p), 4) if gold_p else 0.0,
+        "confusion": {g: {p: sum(a == g and b == p for a, b in pairs) for p in STATES} for g in STATES},
+    }
+
+
+def _field_block(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
+    return {
+        "macro_f1": _macro(pairs, (True, False)),
+        "confusion": {str(g).lower(): {str(p).lower(): sum(a == g and b == p for a, b in pairs) for p in (True, False)}
+                      for g in (True, False)},
+    }
+
+
+def _summary(rows: Sequence[tuple[str, Any, ArtifactScore]]) -> dict[str, Any]:
+    states = [(it.state, sc.state) for _, it, sc in rows]
+    return {
+        "n": len(rows),
+        "state": _state_block(states),
+        "fields": {f: _field_block([(it.fields[f], getattr(sc.fields, f)) for _, it, sc in rows])
+                   for f in FIELD_NAMES},
+    }
+
+
+def calibrate(sets: Sequence[LabeledSet], scorer: Scorer, checker: str) -> dict[str, Any]:
+    """Score every artifact of the sets and compare with the gold labels.
+
+    Args:
+        sets: Loaded labeled sets.
+        scorer: The instrument (task, artifact text) -> score.
+        checker: The instrument's name, recorded in the output.
+
+    Returns:
+        The calibration object (docs/labeled-sets.md): pooled figures, `misses`, and per set
+        (`sets`) the same figures with the set's split, so tuning and test are never pooled unseen.
+    """
+    rows: list[tuple[str, Any, ArtifactScore]] = []
+    split_of: list[str] = []
+    per_set: list[dict[str, Any]] = []
+    for ls in sets:
+        mine = [(ls.name, it, scorer(ls.tasks[it.task], it.text)) for it in ls.items]
+        rows.extend(mine)
+        split_of.extend(ls.split for _ in mine)
+        per_set.append({"set": ls.name, "path": str(ls.path), "split": ls.split, **_summary(mine)})
+    misses: list[dict[str, Any]] = []
+    for name, it, sc in rows:
+        if it.state != sc.state:
+            misses.append({"set": name, "artifact": it.artifact, "gold": it.state, "got": sc.state})
+        for f in FIELD_NAMES:
+            if it.fields[f] != getattr(sc.fields, f):
+                misses.append({"set": name, "artifact": it.artifact, "field": f,
+                               "gold": it.fields[f], "got": getattr(sc.fields, f)})
+    splits: dict[str, Any] = {}
+    for split in ("tuning", "test"):
+        chosen = [r for r, sp in zip(rows, split_of, strict=True) if sp == split]
+        if chosen:
+            splits[split] = _summary(chosen)
+    return {"checker": checker, **_summary(rows), "splits": splits, "sets": per_set, "misses": misses}
