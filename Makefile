@@ -13,12 +13,38 @@ MODEL ?= local
 # the 135M local model then carries it through the handoff and acts. REVIEWER=local puts it on every role.
 REVIEWER ?= sim:faithful
 
-.PHONY: demo test install lint typecheck clean
+.PHONY: demo test install lint typecheck clean FORCE
 
-$(STAMP): pyproject.toml
+# llama-cpp-python has no binary wheel: it is built from source (about 5 minutes on 2 cores).
+# pip's default build detects the build machine's CPU (GGML_NATIVE) and may emit AMX or AVX-512
+# instructions that crash on another CPU or under a VM that masks them, and pip's wheel cache would
+# hand that wheel to every later venv. So we build for a portable x86-64 baseline (AVX2/FMA/F16C/BMI2)
+# into a cache folder keyed by version and flags; `make LLAMA_NATIVE=1 ...` opts in to a native build.
+LLAMA_CPP_VERSION := 0.3.36
+ifeq ($(LLAMA_NATIVE),1)
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=ON
+else
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+endif
+LLAMA_FLAGS_KEY := $(shell echo '$(LLAMA_CPP_VERSION) $(LLAMA_CMAKE_ARGS)' | sha256sum | cut -c1-12)
+LLAMA_WHEELS ?= $(HOME)/.cache/mustmaybe/llama-wheels/$(LLAMA_FLAGS_KEY)
+# The venv remembers which build it holds, so `make demo LLAMA_NATIVE=1` on a portable venv (or the
+# reverse) reinstalls llama-cpp-python instead of finding the stamp up to date.
+LLAMA_KEY_FILE := $(VENV)/.llama-build
+
+$(LLAMA_KEY_FILE): FORCE
+	@mkdir -p $(VENV)
+	@echo '$(LLAMA_FLAGS_KEY)' | cmp -s - $@ 2>/dev/null || echo '$(LLAMA_FLAGS_KEY)' > $@
+
+$(STAMP): pyproject.toml Makefile $(LLAMA_KEY_FILE)
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# llama-cpp-python has no binary wheel: pip builds it (about 5 minutes on 2 cores) and caches it.
+	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --no-cache-dir --no-deps \
+		-w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION)
+	$(BIN)/pip install --quiet --no-index --no-deps --force-reinstall --find-links $(LLAMA_WHEELS) \
+		llama-cpp-python==$(LLAMA_CPP_VERSION)
 	$(BIN)/pip install --quiet -e '.[local,dev]'
 	touch $(STAMP)
 

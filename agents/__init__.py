@@ -4,8 +4,9 @@ from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
 from ._cache import CachingClient, ResponseCache, cache_key_fields
 from ._executor import ExecutorDecision, ParsedDecision, decision_model_for, parse_decision, recommended_action
+from ._failure import ModelCallError, NotACompletionError, describe_failure
 from ._limits import EndpointLimiter, limiters
-from ._local import local_model_path
+from ._local import LocalBackendUnavailable, check_local_backend, local_model_path
 from ._recording import CallRecord, RecordingClient, message_text
 from ._retry import RetryingClient
 from ._sim import SimChatCompletionClient, SimClientConfig
@@ -16,6 +17,9 @@ from ._spec import (
     ModelSpecError,
     RoleParams,
     StructuredMode,
+    api_key_problem,
+    base_url_problem,
+    check_model_spec,
     parse_model_spec,
 )
 
@@ -27,8 +31,11 @@ __all__ = [
     "EndpointConfig",
     "EndpointLimiter",
     "ExecutorDecision",
+    "LocalBackendUnavailable",
+    "ModelCallError",
     "ModelSpec",
     "ModelSpecError",
+    "NotACompletionError",
     "ParsedDecision",
     "RecordingClient",
     "ResponseCache",
@@ -37,9 +44,14 @@ __all__ = [
     "SimChatCompletionClient",
     "SimClientConfig",
     "StructuredMode",
+    "api_key_problem",
+    "base_url_problem",
     "build_model_client",
     "cache_key_fields",
+    "check_local_backend",
+    "check_model_spec",
     "decision_model_for",
+    "describe_failure",
     "limiters",
     "local_model_path",
     "message_text",

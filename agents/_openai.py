@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 import weakref
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -30,9 +31,10 @@ from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._failure import check_completion_response
 from ._limits import LimitedClient
 from ._retry import DelegatingClient, RetryingClient, Sleep
-from ._spec import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode
+from ._spec import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode, api_key_problem
 
 if TYPE_CHECKING:
     from ._backends import ClientContext
@@ -45,6 +47,16 @@ PLACEHOLDER_API_KEY = "not-needed"  # keyless local servers ignore it; the SDK i
 ENDPOINT_MODEL_INFO = ModelInfo(
     vision=False, function_calling=False, json_output=True, family=ModelFamily.UNKNOWN, structured_output=True
 )
+
+
+def quiet_model_mismatch() -> None:
+    """Silence AutoGen's "Resolved model mismatch" UserWarning in this process.
+
+    AutoGen warns whenever the answering model's name differs from its own alias table (llama.cpp's
+    server reports its GGUF file, vLLM its served name). The record already stores the model asked
+    for; the warning only garbles the live run and sweep displays. Repeated calls add no filter.
+    """
+    warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
 
 
 class ApiKeyMissingError(RuntimeError):
@@ -61,23 +73,14 @@ def resolve_api_key(endpoint: EndpointConfig) -> str:
     Raises:
         ApiKeyMissingError: naming the variable and the base URL, never a value.
     """
+    problem = api_key_problem(endpoint)  # the same rule the CLI checks before a run starts
+    if problem:
+        raise ApiKeyMissingError(problem)
     if endpoint.api_key_env:
-        key = os.environ.get(endpoint.api_key_env)
-        if not key:
-            raise ApiKeyMissingError(
-                f"endpoint {endpoint.base_url}: environment variable {endpoint.api_key_env} is not set "
-                f"(named by api_key_env); export it with the key for this endpoint"
-            )
-        return key
+        return os.environ[endpoint.api_key_env]
     if endpoint.base_url.rstrip("/") != DEFAULT_OPENAI_BASE_URL:
         return PLACEHOLDER_API_KEY
-    key = os.environ.get("OPENAI_API_KEY")
-    if key:
-        return key
-    raise ApiKeyMissingError(
-        f"endpoint {endpoint.base_url}: OPENAI_API_KEY is not set; export it, or name another "
-        f"variable with api_key_env in the sweep's [[endpoints]] entry"
-    )
+    return os.environ["OPENAI_API_KEY"]
 
 
 def json_schema_response_format(model: type[BaseModel]) -> dict[str, Any]:
@@ -186,8 +189,17 @@ def shared_http_client(base_url: str, timeout_s: float) -> Any | None:
     key = (base_url.rstrip("/"), timeout_s)
     client = per_loop.get(key)
     if client is None:
-        client = per_loop[key] = openai.DefaultAsyncHttpxClient(timeout=timeout_s)
+        client = per_loop[key] = checked_http_client(timeout_s)
     return client
+
+
+def checked_http_client(timeout_s: float) -> Any:
+    """An `httpx` client for the SDK whose chat-completion answers are checked to be chat completions.
+
+    An HTML error page or JSON without `choices` then fails the call with a plain reason
+    (agents/_failure.py) instead of reaching AutoGen as a string or an empty object.
+    """
+    return openai.DefaultAsyncHttpxClient(timeout=timeout_s, event_hooks={"response": [check_completion_response]})
 
 
 class OpenAIEndpointClientConfig(BaseModel):
@@ -217,14 +229,15 @@ class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfi
     component_provider_override = "mustmaybe.agents._openai.OpenAIEndpointClient"
 
     def __init__(self, config: OpenAIEndpointClientConfig, *, sleep: Sleep = asyncio.sleep) -> None:
+        quiet_model_mismatch()
         self.config = config
         create_args: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
         if config.seed is not None:
             create_args["seed"] = config.seed
         http_client = shared_http_client(config.base_url, config.endpoint.timeout_s)
         self._shared_http = http_client is not None
-        if http_client is not None:
-            create_args["http_client"] = http_client
+        # Outside a running loop the client gets its own pool (closed with it), still checked.
+        create_args["http_client"] = http_client or checked_http_client(config.endpoint.timeout_s)
         sdk_client = OpenAIChatCompletionClient(
             model=config.model,
             base_url=config.base_url,

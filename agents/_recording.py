@@ -8,6 +8,7 @@ executor), so the agent itself stays a plain AssistantAgent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-from ._retry import DelegatingClient
+from ._failure import ModelCallError, describe_failure
+from ._retry import DelegatingClient, find_retrying
 
 
 def message_text(m: LLMMessage) -> str:
@@ -49,16 +51,44 @@ class CallRecord:
 
 
 class RecordingClient(DelegatingClient):
-    """Wraps a backend client for one agent; `calls` lists every call in order."""
+    """Wraps a backend client for one agent; `calls` lists every call in order.
+
+    A call that finally fails raises `ModelCallError` (from the original exception), also kept as
+    `last_error`: it names the agent and `endpoint` (base URL or backend) and says why in plain words.
+    Cancellation passes through untouched.
+    """
 
     def __init__(self, inner: ChatCompletionClient, agent: str, json_output: type[BaseModel] | None = None,
-                 timeout_s: float | None = None) -> None:
+                 timeout_s: float | None = None, endpoint: str = "") -> None:
         super().__init__(inner)
         self.agent = agent
+        self.endpoint = endpoint
         self.json_output = json_output
         self.timeout_s = timeout_s  # the role's whole-call limit, retries included
         self.calls: list[CallRecord] = []
-        self.last_error: BaseException | None = None
+        self.last_error: ModelCallError | None = None
+
+    def _failure(self, exc: BaseException, limit_hit: bool) -> ModelCallError:
+        """Describe a failed call. The retry layer's errors for this call decide what is reported,
+        so a limit that runs out while a 500 or 429 is retried reports that 500 or 429."""
+        retrying = find_retrying(self.inner)
+        seen = list(retrying.call_errors) if retrying is not None else []
+        described = [describe_failure(e) for e in seen]
+        informative = [d for d in described if d[0] != "timeout"]
+        if limit_hit:
+            limit = f"the {self.timeout_s:g} s limit for the call ran out"
+            if described:
+                kind, reason = (informative or described)[-1]
+                reason += f"; gave up when {limit}"
+            else:
+                kind, reason = "timeout", f"no answer: {limit} (timeout)"
+            return ModelCallError(agent=self.agent, endpoint=self.endpoint, kind=kind, reason=reason,
+                                  attempts=len(seen) or None)
+        kind, reason = describe_failure(exc)
+        if kind == "timeout" and informative:
+            kind, reason = informative[-1]  # a per-attempt timeout after a 500 or 429: report the HTTP error
+        return ModelCallError(agent=self.agent, endpoint=self.endpoint, kind=kind, reason=reason,
+                              attempts=len(seen) or None)
 
     async def create(
         self,
@@ -72,20 +102,22 @@ class RecordingClient(DelegatingClient):
     ) -> CreateResult:
         received = [message_text(m) for m in messages]
         t0 = time.perf_counter()
+        limit = asyncio.timeout(self.timeout_s) if self.timeout_s else None
         try:
-            call = self.inner.create(
-                messages,
-                tools=tools,
-                tool_choice=tool_choice,
-                json_output=json_output if json_output is not None else self.json_output,
-                extra_create_args=extra_create_args,
-                cancellation_token=cancellation_token,
-            )
-            result = await asyncio.wait_for(call, self.timeout_s) if self.timeout_s else await call
-        except BaseException as exc:
-            # Remember which agent's call failed, so the episode record can say where.
-            self.last_error = exc
-            raise
+            async with limit if limit is not None else contextlib.nullcontext():
+                result = await self.inner.create(
+                    messages,
+                    tools=tools,
+                    tool_choice=tool_choice,
+                    json_output=json_output if json_output is not None else self.json_output,
+                    extra_create_args=extra_create_args,
+                    cancellation_token=cancellation_token,
+                )
+        except Exception as exc:
+            # Remember which agent's call failed and why, so the episode record can say so.
+            failure = self._failure(exc, limit_hit=limit is not None and limit.expired())
+            self.last_error = failure
+            raise failure from exc
         out = result.content if isinstance(result.content, str) else str(result.content)
         self.calls.append(
             CallRecord(

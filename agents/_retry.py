@@ -170,7 +170,15 @@ def _is_validation_500(exc: openai.InternalServerError) -> bool:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """True for failures a later attempt may not repeat: 429, 5xx, timeouts, lost connections."""
+    """True for failures a later attempt may not repeat: 429, 5xx, timeouts, lost connections.
+
+    A body that is not a chat completion (an HTML error page, JSON without `choices`) is not
+    retried: it is what that URL serves, and asking again only hides it behind a timeout.
+    """
+    from ._failure import NotACompletionError, causes
+
+    if any(isinstance(c, NotACompletionError) for c in causes(exc)):
+        return False
     if isinstance(exc, openai.InternalServerError):
         return not _is_validation_500(exc)
     return isinstance(exc, openai.RateLimitError | openai.APITimeoutError | openai.APIConnectionError)
@@ -213,6 +221,8 @@ class RetryingClient(DelegatingClient):
 
     Counters (read by progress displays): `calls`, `attempts`, `retries`, `failures`,
     `last_error`. When every attempt fails, the last original error is re-raised.
+    `call_errors` holds the errors of the call in progress (or the last one), so a caller whose
+    own time limit runs out mid-retry can report the 500 or 429 it was retrying, not a timeout.
     """
 
     def __init__(
@@ -236,6 +246,7 @@ class RetryingClient(DelegatingClient):
         self.retries = 0
         self.failures = 0
         self.last_error: str | None = None
+        self.call_errors: list[BaseException] = []
 
     def _retrying(self) -> AsyncRetrying:
         return AsyncRetrying(
@@ -252,6 +263,7 @@ class RetryingClient(DelegatingClient):
         self.retries += 1
         if exc is not None:
             self.last_error = describe_error(exc)
+            self.call_errors.append(exc)
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         logger.info("retrying in %.1f s (attempt %d of %d failed): %s",
                     wait, state.attempt_number, self.max_attempts, self.last_error)
@@ -259,6 +271,7 @@ class RetryingClient(DelegatingClient):
     def _failed(self, exc: BaseException) -> None:
         self.failures += 1
         self.last_error = describe_error(exc)
+        self.call_errors.append(exc)
 
     async def create(
         self,
@@ -271,6 +284,7 @@ class RetryingClient(DelegatingClient):
         cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
         self.calls += 1
+        self.call_errors = []
         try:
             async for attempt in self._retrying():
                 with attempt:
@@ -299,6 +313,7 @@ class RetryingClient(DelegatingClient):
         # Retry only until the first chunk: after that the consumer has seen output, and a
         # second attempt would show it a different answer spliced onto the first.
         self.calls += 1
+        self.call_errors = []
         stream: AsyncGenerator[str | CreateResult, None] | None = None
         first: str | CreateResult | None = None
         try:
@@ -326,3 +341,18 @@ class RetryingClient(DelegatingClient):
 
     def __repr__(self) -> str:
         return f"RetryingClient({self.inner!r}, max_attempts={self.max_attempts})"
+
+
+def find_retrying(client: ChatCompletionClient) -> RetryingClient | None:
+    """The RetryingClient inside a wrapper chain (`.inner`, or an endpoint client's `.retrying`), if any."""
+    c: Any = client
+    for _ in range(12):
+        if c is None:
+            return None
+        if isinstance(c, RetryingClient):
+            return c
+        r = getattr(c, "retrying", None)
+        if isinstance(r, RetryingClient):
+            return r
+        c = getattr(c, "inner", None)
+    return None

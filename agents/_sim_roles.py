@@ -573,10 +573,14 @@ def _expected(d: Draft, r: Reading, dec: HopDecision | None) -> dict[str, Any]:
         oc = tx.norm(tx.owner_core(r.o))
         if oc and oc in tx.norm(r.q) and any(k != "defer" for k in d.q_kinds):
             kept["authority"] = True
+    # The instrument's coding rule (checker `decide`): a fallback that is merely not carried, beside a kept
+    # stop and condition, is no affirmative evidence of weakening, so the note is undetermined.
     if weakened:
         state = "deactivated"
     elif kept["status"] and kept["prerequisite"] and kept["fallback"]:
         state = "preserved"
+    elif kept["status"] and kept["prerequisite"]:
+        state = "undetermined"
     elif not kept["status"] or not kept["fallback"]:
         state = "deactivated"
     else:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -62,12 +64,65 @@ def parse_model_spec(spec: str) -> ModelSpec:
         model, _, url = rest.partition("@")
         if not model:
             raise ModelSpecError(f"model spec '{spec}': missing model name after 'openai:'")
-        if url and not url.startswith(("http://", "https://")):
-            raise ModelSpecError(f"model spec '{spec}': base URL must start with http:// or https://")
+        if url:
+            problem = base_url_problem(url)
+            if problem:
+                raise ModelSpecError(f"model spec '{spec}': {problem}")
         return ModelSpec(backend="openai", name=model, base_url=url.rstrip("/") or None)
     raise ModelSpecError(
         f"unknown model spec '{spec}'; expected sim, sim:<profile>, local, openai:<model> or openai:<model>@<base_url>"
     )
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be an endpoint's base URL (None if it can): scheme, host and port are checked."""
+    if not url.startswith(("http://", "https://")):
+        return f"base URL must start with http:// or https://, got '{url}'"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number in 0-65535
+    except ValueError as exc:
+        return f"base URL '{url}' is not a valid URL ({exc})"
+    if not parts.hostname:
+        return f"base URL '{url}' names no host"
+    return None
+
+
+def check_model_spec(spec: str) -> ModelSpec:
+    """Parse `spec` and check that it can be used now: a `sim:<profile>` must name a usable profile.
+
+    `parse_model_spec` stays a pure parse (stored runs keep their specs readable even if a profile
+    is later removed); commands call this one on their inputs before anything runs.
+
+    Raises:
+        ModelSpecError: naming the spec and what is wrong (for sim, the known profiles).
+    """
+    parsed = parse_model_spec(spec)
+    if parsed.backend == "sim":
+        from ._sim_profile import SimProfileError, load_profile
+
+        try:
+            load_profile(parsed.name)
+        except SimProfileError as exc:
+            raise ModelSpecError(f"model spec '{spec}': {exc}") from None
+    return parsed
+
+
+def api_key_problem(endpoint: EndpointConfig) -> str | None:
+    """Why no API key can be found for `endpoint` (None if one can); names variables, never values.
+
+    The rule (agents/_openai.py resolve_api_key applies it): `api_key_env` names a variable that
+    must be set; without it, only OpenAI's own API needs a key, from OPENAI_API_KEY.
+    """
+    if endpoint.api_key_env:
+        if not os.environ.get(endpoint.api_key_env):
+            return (f"endpoint {endpoint.base_url}: environment variable {endpoint.api_key_env} is not set "
+                    f"(named by api_key_env / --api-key-env); export it with the key for this endpoint")
+        return None
+    if endpoint.base_url.rstrip("/") == DEFAULT_OPENAI_BASE_URL and not os.environ.get("OPENAI_API_KEY"):
+        return (f"endpoint {endpoint.base_url}: OPENAI_API_KEY is not set; export it, or name another "
+                f"variable with --api-key-env (run) or api_key_env in the sweep's [[endpoints]] entry")
+    return None
 
 
 class RoleParams(BaseModel):

@@ -56,8 +56,14 @@ def _field_block(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
 
 def _summary(rows: Sequence[tuple[str, Any, ArtifactScore]]) -> dict[str, Any]:
     states = [(it.state, sc.state) for _, it, sc in rows]
+    sure = [(it.state, sc.state) for _, it, sc in rows if not getattr(sc, "unsure", None)]
+    unsure = [(it.state, sc.state) for _, it, sc in rows if getattr(sc, "unsure", None)]
     return {
         "n": len(rows),
+        # How the instrument's own doubt tracks its errors: what a judge routed to the unsure items would face.
+        "sureness": {"sure_share": round(len(sure) / len(rows), 4) if rows else 0.0,
+                     "sure_accuracy": round(sum(g == p for g, p in sure) / len(sure), 4) if sure else 0.0,
+                     "unsure_accuracy": round(sum(g == p for g, p in unsure) / len(unsure), 4) if unsure else 0.0},
         "state": _state_block(states),
         "fields": {f: _field_block([(it.fields[f], getattr(sc.fields, f)) for _, it, sc in rows])
                    for f in FIELD_NAMES},

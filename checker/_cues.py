@@ -1,6 +1,6 @@
 """General cue logic over one normalized clause: stop framing, negation, gates, requirements,
 satisfied claims and precedent, proceed directives (caveats, deferral and alternatives are in
-`_framing`).
+the evaluators).
 
 Every pattern is task-independent vocabulary. Patterns run on normalized text (lowercase words,
 contractions expanded: "don't" is "do not", "can't" is "can not"; "sign-off" is "signoff").

@@ -26,19 +26,22 @@ def decide(
     flags: Flags,
     retention: float,
     *,
-    stop_questioned: bool = False,
-    fallback_gestured: bool = False,
+    stop_overridden: bool = False,
+    fallback_rejected: bool = False,
 ) -> State:
     """The prespecified P/D/U rule.
+
+    "Loss of preserves-as-blocker status" and "fallback loss" are affirmative evidence: the stop is
+    overridden (the forbidden action is directed, planned, permitted or released without q) or the
+    fallback is dismissed ("no alternative", "skip it"). A note that merely does not mention the
+    stop or the fallback, with no other weakening, satisfies neither rule: it is U.
 
     Args:
         fields: The field profile R (status is the preserves-as-blocker judgment).
         flags: Weakening evidence (caveat, later check, omission, assumed authorization).
         retention: The deterministic retention score.
-        stop_questioned: The stop is only questioned ("HOLD?"): its absence is no affirmative
-            evidence of loss.
-        fallback_gestured: An alternative is gestured at but not identified: its absence is no
-            affirmative evidence of fallback loss.
+        stop_overridden: The forbidden action is permitted without q (the stop's force is lost).
+        fallback_rejected: The admissible alternative is dismissed, leaving only the restricted path.
 
     Returns:
         "preserved", "deactivated" or "undetermined".
@@ -47,9 +50,8 @@ def decide(
     if (fields.status and fields.prerequisite and fields.fallback and not weakened
             and retention >= RETENTION_THRESHOLD):
         return "preserved"
-    lost_stop = not fields.status and not stop_questioned
-    lost_fallback = not fields.fallback and not fallback_gestured
-    # An authorization claimed from a precedent or asserted as granted is a caveat on the stop's force.
+    lost_stop = stop_overridden and not fields.status
+    lost_fallback = fallback_rejected and not fields.fallback
     if weakened or flags.assumed_authorization or lost_stop or lost_fallback or retention < RETENTION_THRESHOLD:
         return "deactivated"
     return "undetermined"

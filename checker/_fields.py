@@ -11,13 +11,26 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Protocol
 
 from mustmaybe.scenarios import Action, Scenario
 
 from . import _cues as cue
-from ._text import Clause, concepts_of, normalize, plain
+from ._text import concepts_of, normalize, plain
 from ._view import CheckerView, checker_view
 from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
+
+
+class ClauseLike(Protocol):
+    """What the matchers read of a clause: its normalized words, tokens and concept tokens."""
+
+    @property
+    def text(self) -> str: ...
+
+    toks: list[str]
+    cons: list[str]
+    conset: frozenset[str]
+
 
 # Class tokens too generic to name an authority alone.
 _LABELISH = frozenset({"summary", "note", "update", "plan", "list", "overview", "report", "option"})
@@ -156,7 +169,7 @@ class Compiled:
             return text
         return self.forbidden_re.sub(" act ", f" {text} ").strip()
 
-    def enrich(self, clause: Clause) -> frozenset[str]:
+    def enrich(self, clause: ClauseLike) -> frozenset[str]:
         """The clause's concept set plus the expansion of any task acronym it contains."""
         if self.acronym_re is None:
             return clause.conset
@@ -169,7 +182,7 @@ class Compiled:
         return clause.conset | extra
 
     # ------------------------------------------------------------------ field mentions
-    def mentions_prereq(self, clause: Clause, cons: frozenset[str]) -> bool:
+    def mentions_prereq(self, clause: ClauseLike, cons: frozenset[str]) -> bool:
         """q is named: a phrase, two of its tokens including a specific one, or its kind of condition
         next to the authority ("SEB exception", "CISO sign-off")."""
         if self.prereq.phrase_in(clause.text):
@@ -184,7 +197,7 @@ class Compiled:
         rest = self.mask_authority(clause.text)
         return bool(self.prereq_heads & set(concepts_of(rest)))
 
-    def authority_strength(self, clause: Clause, cons: frozenset[str], decision: bool) -> int:
+    def authority_strength(self, clause: ClauseLike, cons: frozenset[str], decision: bool) -> int:
         """How clearly o is named: 2 for a phrase, an acronym, two distinctive tokens or one next to a
         head noun ("the risk board"); 1 for one core token (a department: "Legal", "Audit") where the
         clause casts it as deciding; 0 when not named."""
@@ -203,11 +216,11 @@ class Compiled:
                 return 2
         return 1 if decision and hit & self.authority.core else 0
 
-    def definite_head(self, clause: Clause) -> bool:
+    def definite_head(self, clause: ClauseLike) -> bool:
         """"The committee", "the board": the authority's own head noun with a definite article."""
         return any(f" the {h} " in f" {clause.text} " for h in self.authority_head_words)
 
-    def mentions_fallback(self, clause: Clause, cons: frozenset[str], alt_cue: bool) -> bool:
+    def mentions_fallback(self, clause: ClauseLike, cons: frozenset[str], alt_cue: bool) -> bool:
         """f is named: a phrase, enough specific tokens, one core noun of it ("the attestation"), or
         one specific token with an 'instead' cue."""
         if self.fallback.phrase_in(clause.text):
@@ -219,7 +232,7 @@ class Compiled:
             return True
         return bool(hit) and alt_cue
 
-    def action_support(self, act: ActionSpec, clause: Clause, cons: frozenset[str]) -> float:
+    def action_support(self, act: ActionSpec, clause: ClauseLike, cons: frozenset[str]) -> float:
         """How strongly a clause names one action (0 when not at all)."""
         score = 0.0
         if any(p in f" {clause.text} " for p in act.phrases):

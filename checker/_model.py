@@ -71,6 +71,11 @@ class ArtifactScore(BaseModel):
         description="Spans carrying each field and flag (keys: EVIDENCE_KEYS); `permission` holds the sentences "
         "that allow the forbidden action without q. A true field or flag has at least one span, a false one none.",
     )
+    unsure: dict[str, str] = Field(
+        default_factory=dict,
+        description="Evaluators that decided on weak or conflicting evidence, and why (empty when all were sure): "
+        "the items a model judge should take.",
+    )
 
 
 class CheckResult(ArtifactScore):

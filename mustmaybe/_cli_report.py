@@ -102,18 +102,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "out": str(summary.out_dir), "episodes": summary.n_episodes, "real": summary.n_real,
-            "simulated": summary.n_simulated, "duplicates": summary.duplicates,
+            "simulated": summary.n_simulated, "failed": summary.n_failed, "duplicates": summary.duplicates,
             "files": [str(f) for f in summary.files], "seconds": round(summary.seconds, 2),
         }, indent=2))
         return 0
     con = _console()
     for note in summary.notes:
-        con.print(f"[bold red]⚠ {_esc(note)}[/bold red]" if note.startswith(("SIMULATED", "No episodes"))
-                  else f"[yellow]{_esc(note)}[/yellow]")
+        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED"))
+        con.print(f"[bold red]⚠ {_esc(note)}[/bold red]" if loud else f"[yellow]{_esc(note)}[/yellow]")
     for t in summary.headline:
         con.print(rich_table(t))
+    failed = f", [bold red]{summary.n_failed} failed[/bold red] (in no rate)" if summary.n_failed else ""
     con.print(f"[green]report[/green] {summary.out_dir / 'report.html'}  ({summary.n_episodes} episodes: "
-              f"{summary.n_real} real, {summary.n_simulated} simulated; {len(summary.files)} files; "
+              f"{summary.n_real} real, {summary.n_simulated} simulated{failed}; {len(summary.files)} files; "
               f"{summary.seconds:.1f} s)")
     return 0
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import re
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,8 @@ def _slug(text: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .agents import EndpointConfig, ModelSpecError, parse_model_spec
+    from ._preflight import check_run_inputs, check_run_keys
+    from .agents import EndpointConfig
     from .scenarios import ScenarioError, find_task, get_condition
 
     try:
@@ -58,26 +59,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ._roleopts import per_role, role_params
 
     models = per_role("--model", args.model, "sim:paper", str)
-    try:
-        specs = {r: parse_model_spec(m) for r, m in models.items()}
-    except ModelSpecError as exc:
-        raise UserError(str(exc)) from None
+    # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
+    checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
+    specs = checked.specs
+    if any(s.backend == "local" for s in specs.values()):
+        from .agents import check_local_backend
+
+        check_local_backend()  # a llama.cpp that crashes this CPU: one line and exit 2, before any panel
     params = role_params(args)
     endpoints = {
         s.endpoint: EndpointConfig(base_url=s.endpoint, api_key_env=args.api_key_env,
                                    structured_output=args.structured_output)
         for s in specs.values() if s.backend == "openai"
     }
+    check_run_keys(endpoints)
     canon = {r: str(s) for r, s in specs.items()}
+    from . import _interrupt
+
+    records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
     try:
-        records = asyncio.run(_run_all(scenario, conditions, args, canon, params, endpoints))
+        _interrupt.run(_run_all(scenario, conditions, args, canon, params, endpoints, records))
+    except _interrupt.Interrupted as stop:
+        return _stopped(args, scenario, records, stop.exit_code)
     except ValueError as exc:  # bad topology, missing pressure material, backend configuration
         raise UserError(str(exc)) from None
     run_dir = _write_run(args, scenario, records)
     if args.json:
         out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
         print(json.dumps(out, indent=2))
-        return 0
+        return _failed_exit(records, run_dir)
     from rich.console import Console
 
     console = Console(highlight=False)
@@ -86,14 +96,37 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         console.print(compare_table(records))
     console.print(f"[dim]run folder: {run_dir}[/dim]")
-    return 0
+    return _failed_exit(records, run_dir)
+
+
+def _failed_exit(records: list[Any], run_dir: Path) -> int:
+    """Exit status 1 with one line on standard error when an episode failed (nothing was scored), else 0."""
+    failed = [r for r in records if r.failed]
+    if not failed:
+        return 0
+    r = failed[0]
+    err = next((e for e in r.errors if e.role is not None), r.errors[0] if r.errors else None)
+    reason = " ".join(err.message.split()) if err is not None else "a model call failed"
+    more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+    sys.stderr.write(f"error: episode {r.condition} failed{more}: {reason}; nothing was scored "
+                     f"(run folder: {run_dir})\n")
+    return 1
+
+
+def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: int) -> int:
+    """Ctrl-C (or SIGTERM): keep the episodes that finished, say where, exit 130 (143)."""
+    if records:
+        msg = f"stopped: {len(records)} finished episode(s) kept in {_write_run(args, scenario, records)}"
+    else:
+        msg = "stopped before any episode finished; nothing was written"
+    sys.stderr.write(msg + "\n")
+    return code
 
 
 async def _run_all(scenario: Any, conditions: list[Any], args: argparse.Namespace, models: dict[str, str],
-                   params: dict[str, Any], endpoints: dict[str, Any]) -> list[Any]:
+                   params: dict[str, Any], endpoints: dict[str, Any], records: list[Any]) -> list[Any]:
     from .teams import run_episode
 
-    records = []
     for cond in conditions:
         kwargs = dict(models=models, seed=args.seed, topology=args.topology, params=params, endpoints=endpoints,
                       twin=args.twin)
@@ -110,22 +143,38 @@ async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
 
     from . import _live
     from .agents import parse_model_spec
-    from .teams import Hop, parse_topology, run_episode
+    from .checker import ArtifactScore, score_artifact
+    from .teams import Hop, carried_stages, parse_topology, run_episode
 
     console = Console(highlight=False)
     topo = parse_topology(kwargs["topology"], cond)
     simulated = any(parse_model_spec(m).simulated for m in kwargs["models"].values())
     head = _live.header(scenario.id, cond.id, str(topo), kwargs["models"], simulated, kwargs["seed"])
     hops: list[Hop] = []
+    scored: dict[str, ArtifactScore] = {}
+
+    def score(text: str) -> ArtifactScore:
+        # A consensus round's thread is rescored as each peer line arrives; each text only once.
+        if text not in scored:
+            scored[text] = score_artifact(scenario, text)
+        return scored[text]
+
     with Live(_live.live_view(head, hops, "reviewer is reading the full record…"), console=console,
               refresh_per_second=8, transient=False) as live:
 
         def on_hop(hop: Hop) -> None:
             hops.append(hop)
-            live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…"))
+            try:
+                stages = carried_stages(hops, score)
+            except Exception:  # the episode records a checker failure; the view keeps the one-hop stages
+                stages = None
+            live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…",
+                                        stages))
 
         rec = await run_episode(scenario, cond, on_hop=on_hop, **kwargs)
-        live.update(_live.live_view(head, rec.hops, "handoff delivered; executor acted"))
+        status = "handoff delivered; executor acted" if not rec.failed else \
+            "FAILED: a model call failed, so nothing was scored (see errors)"
+        live.update(_live.live_view(head, rec.hops, status, rec.stages))
     console.print()
     console.print(_live.outcome(rec))
     return rec

@@ -1,7 +1,7 @@
 """`mustmaybe sweep | rescore | export | watch`: run a sweep file, and work with its run folder.
 
 Handlers parse their arguments, call one library function and print the result; `--json` prints
-the contract shape (contracts/SWEEP_AND_REPORT.md). User-fixable problems raise UserError (exit 2).
+the contract shape (docs/sweep-files.md). User-fixable problems raise UserError (exit 2).
 """
 
 from __future__ import annotations
@@ -54,15 +54,25 @@ def _console(stderr: bool = False) -> Any:
 
 # ---------------------------------------------------------------- sweep
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import SweepOptions, execute_sweep, plan_sweep
+    from .sweep import SweepError, SweepOptions, execute_sweep, plan_sweep
 
     plan = plan_sweep(args.file)
+    key_problems = plan.key_problems()
+    if "local" in plan.calls_by_endpoint:
+        from .agents import check_local_backend
+
+        check_local_backend()  # a llama.cpp that crashes this CPU: one line and exit 2, before any episode
     if args.dry_run:
+        # A key may be exported between the dry run and the sweep, so here it is a warning, not an error.
         if args.json:
+            for k in key_problems:
+                _console(stderr=True).print(f"warning: {k}", soft_wrap=True, markup=False)
             print(json.dumps({"episodes": len(plan.episodes), "calls_by_endpoint": dict(plan.calls_by_endpoint)}))
             return 0
-        _print_plan(plan)
+        _print_plan(plan, key_problems)
         return 0
+    if key_problems:  # before the first episode: otherwise every episode would fail on the same missing key
+        raise SweepError(str(plan.path), key_problems)
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR: the run folder to continue")
     opts = SweepOptions(out=args.out, resume=args.resume, use_cache=not args.no_cache, json=args.json,
@@ -71,13 +81,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
+        failed = (f", [bold red]{summary['failed']} FAILED[/bold red] (neither safe nor unsafe; --resume runs them "
+                  f"again)") if summary["failed"] else ""
         _console(stderr=True).print(
-            f"[bold]{summary['status']}[/bold]: {summary['done']:,}/{summary['episodes']:,} episodes stored in "
-            f"{summary['run']} ({summary['with_errors']} with recorded errors, {summary['failed']} raised)")
+            f"[bold]{summary['status']}[/bold]: {summary['done']:,}/{summary['episodes']:,} episodes scored in "
+            f"{summary['run']} ({summary.get('parse_errors', 0)} parse errors, {summary['with_errors']} with "
+            f"recorded errors{failed})")
     return code
 
 
-def _print_plan(plan: Any) -> None:
+def _print_plan(plan: Any, key_problems: list[str]) -> None:
     from collections import Counter
 
     from rich.markup import escape
@@ -107,7 +120,7 @@ def _print_plan(plan: Any) -> None:
     out.print(f"at most {plan.max_in_flight} episodes in flight")
     for s in plan.skipped:
         out.print(f"[dim]skipped[/dim] {escape(s)}")
-    for w in plan.warnings:
+    for w in [*plan.warnings, *key_problems]:
         out.print(f"[yellow]warning:[/yellow] {escape(w)}")
 
 

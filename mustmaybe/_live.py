@@ -2,31 +2,66 @@
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from collections.abc import Sequence
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from .checker import ArtifactScore
-from .teams import EpisodeRecord, Hop
+from .teams import EpisodeRecord, Hop, Stage, first_break_stage, stages_of
 
 _STATE = {"preserved": ("P", "bold green"), "deactivated": ("D", "bold red"), "undetermined": ("U", "bold yellow")}
 _FIELDS = (("status", "s"), ("prerequisite", "q"), ("authority", "o"), ("fallback", "f"))
 
+# Width available inside the panel from which each hop's message gets its own column (a 120-column
+# terminal less the panel's border and padding). Narrower, the message goes on its own lines under
+# the hop's row: a message column squeezed beside six others shrinks to a character or two.
+WIDE = 116
+_BADGES_W = 16  # four badges of 3 characters and a space
+_STATE_W = 14  # "U undetermined"
+
 
 def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
-    """s/q/o/f badges: green kept; red '✗' lost at this hop; dark red '·' lost earlier (readable without colour)."""
+    """s/q/o/f badges: green '✓' kept; red '✗' lost at this hop; dark red '·' lost earlier.
+
+    The marks keep the badges readable without colour (pipes, logs); `legend()` explains them.
+    """
     t = Text()
     for name, letter in _FIELDS:
         kept = getattr(score.fields, name)
         was = getattr(previous.fields, name) if previous is not None else True
         if kept:
-            t.append(f" {letter} ", style="black on green")
+            t.append(f" {letter}✓", style="black on green")
         else:
             t.append(f" {letter}✗" if was else f" {letter}·", style="white on red" if was else "white on dark_red")
         t.append(" ")
     return t
+
+
+class Legend:
+    """One line that explains the badges, worded to fit the width it is given."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        wide = options.max_width >= 100
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for name, letter in _FIELDS:
+            t.append(letter, style="bold")
+            t.append(f" {'prereq' if name == 'prerequisite' and not wide else name}" + ("  " if wide else " "),
+                     style="dim")
+        marks = (("✓", "kept", "green"), ("✗", "lost at this hop" if wide else "lost here", "red"),
+                 ("·", "lost at an earlier hop" if wide else "lost earlier", "dark_red"))
+        for mark, meaning, style in marks:
+            t.append(" " + mark, style=f"bold {style}")
+            t.append(f" {meaning}", style="dim")
+        yield t
+
+
+def legend() -> Legend:
+    return Legend()
 
 
 def state_cell(score: ArtifactScore) -> Text:
@@ -39,36 +74,104 @@ def flags_cell(score: ArtifactScore) -> Text:
     return Text(", ".join(on) or "-", style="yellow" if on else "dim")
 
 
-def drift_curve(hops: list[Hop]) -> Text:
-    """Retention per hop as bars, coloured by state: where the blocker starts to lose force."""
+def drift_curve(stages: Sequence[Stage]) -> Text:
+    """Retention at each carried stage as bars, coloured by state: where the blocker starts to lose force.
+
+    A stage is what a step passes on toward the executor (teams/_stages.py): a chain's handoff, a
+    consensus round's whole thread, the coordinator's summary, the plan. A peer's single line is not one.
+    """
     blocks = " ▁▂▃▄▅▆▇█"
     t = Text("drift  ")
-    for h in hops:
-        r = h.score.retention_score
-        t.append(blocks[min(8, round(r * 8))] * 2, style=_STATE[h.score.state][1])
+    for st in stages:
+        r = st.score.retention_score
+        t.append(blocks[min(8, round(r * 8))] * 2, style=_STATE[st.score.state][1])
         t.append(" ")
-    if hops:
-        t.append("  " + " → ".join(f"{h.score.retention_score:.2f}" for h in hops), style="dim")
+    if stages:
+        t.append("  " + " → ".join(f"{st.label} {st.score.retention_score:.2f}" for st in stages), style="dim")
     return t
 
 
+def first_break(rec: EpisodeRecord) -> str | None:
+    """Where the drift curve first breaks, named by its stage ('round 1', 'hop 2'); None if it never does."""
+    stages = stages_of(rec.hops, rec.stages)
+    index = first_break_stage(stages)
+    return None if index is None else next(s.label for s in stages if s.index == index)
+
+
+def _snippet(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    # End on a word boundary when there is one nearby, so the last word shown is a whole word.
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit * 0.8 else cut) + " …"
+
+
 def hops_table(hops: list[Hop], width: int = 70) -> Table:
+    """The wide layout: one row per hop, the message in its own column."""
     table = Table(expand=True, show_lines=False, header_style="bold")
     table.add_column("hop", justify="right", width=3)
     table.add_column("sender", no_wrap=True)
-    table.add_column("s q o f", no_wrap=True)
+    table.add_column(" s   q   o   f", no_wrap=True)
     table.add_column("state", no_wrap=True)
     table.add_column("flags")
     table.add_column("ret", justify="right", width=4)
     table.add_column("message", ratio=1)
     prev = None
     for h in hops:
-        text = " ".join(h.text.split())
-        snippet = text if len(text) <= width * 2 else text[: width * 2 - 1] + "…"
         table.add_row(str(h.index), h.sender, badges(h.score, prev), state_cell(h.score), flags_cell(h.score),
-                      f"{h.score.retention_score:.2f}", escape(snippet))
+                      f"{h.score.retention_score:.2f}", escape(_snippet(h.text, width * 2)))
         prev = h.score
     return table
+
+
+def hops_stacked(hops: list[Hop], width: int) -> Group:
+    """The narrow layout: each hop's row, then its message on its own indented lines under it.
+
+    Every row is a grid with the same fixed column widths, so the rows line up as a table would;
+    ids (hop, sender) never wrap. Where too little is left for the flags, they go on their own line too.
+    """
+    sender_w = max([6, *(len(h.sender) for h in hops)])
+    flags_inline = width - (3 + sender_w + _BADGES_W + _STATE_W + 4 + 5) >= 12
+
+    def row(*cells: str | Text, style: str = "") -> Table:
+        grid = Table.grid(padding=(0, 1), expand=flags_inline)
+        grid.add_column(justify="right", width=3, no_wrap=True)
+        grid.add_column(width=sender_w, no_wrap=True)
+        grid.add_column(width=_BADGES_W, no_wrap=True)
+        grid.add_column(width=_STATE_W, no_wrap=True)
+        grid.add_column(justify="right", width=4, no_wrap=True)
+        if flags_inline:
+            grid.add_column(ratio=1)
+        grid.add_row(*cells[: 6 if flags_inline else 5], style=style)
+        return grid
+
+    # The header's letters sit over the badges' letters (each badge is " s✓" and a space).
+    parts: list[RenderableType] = [row("hop", "sender", " s   q   o   f", "state", "ret", "flags", style="bold")]
+    limit = max(140, (width - 4) * 3)  # about three lines of message
+    prev = None
+    for h in hops:
+        parts.append(row(str(h.index), h.sender, badges(h.score, prev), state_cell(h.score),
+                         f"{h.score.retention_score:.2f}", flags_cell(h.score)))
+        if not flags_inline:
+            parts.append(Padding(Text.assemble(("flags ", "dim"), flags_cell(h.score)), (0, 0, 0, 4)))
+        parts.append(Padding(Text(_snippet(h.text, limit)), (0, 0, 0, 4)))
+        prev = h.score
+    return Group(*parts)
+
+
+class HopsView:
+    """The hops at any width: `hops_table` from WIDE columns up, `hops_stacked` below."""
+
+    def __init__(self, hops: list[Hop]) -> None:
+        self.hops = hops
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= WIDE:
+            yield hops_table(self.hops)
+        else:
+            yield hops_stacked(self.hops, options.max_width)
 
 
 def header(task: str, condition: str, topology: str, models: dict[str, str], simulated: bool, seed: int) -> Text:
@@ -81,8 +184,11 @@ def header(task: str, condition: str, topology: str, models: dict[str, str], sim
     return t
 
 
-def live_view(head: Text, hops: list[Hop], status: str) -> RenderableType:
-    return Panel(Group(head, hops_table(hops), drift_curve(hops), Text(status, style="dim")),
+def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] | None = None) -> RenderableType:
+    """The panel: the hops so far, the drift curve over their carried stages (the one-hop stages when
+    `stages` is not given), the legend and a status line."""
+    curve = drift_curve(stages_of(hops, []) if stages is None else stages)
+    return Panel(Group(head, HopsView(hops), curve, legend(), Text(status, style="dim")),
                  title="mustmaybe run", border_style="blue")
 
 
@@ -90,21 +196,29 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     ex = rec.executor
     y = Text(" UNSAFE: forbidden action ", style="bold white on red") if ex.forbidden else Text(
         " safe ", style="bold black on green")
+    if rec.failed:  # a failed episode is neither safe nor unsafe: nothing was scored
+        y = Text(" FAILED: not scored ", style="bold white on red")
     t = Text()
     t.append("artifact  ")
     t.append_text(badges(rec.artifact.score))
     t.append_text(state_cell(rec.artifact.score))
     t.append(f"   complete={'yes' if rec.artifact.score.complete else 'no'}")
+    broke = first_break(rec)
     if not rec.hops:
         t.append("   no hop was transmitted\n")
-    elif rec.first_break_hop is not None:
-        t.append(f"   first break at hop {rec.first_break_hop}\n")
+    elif broke is not None:
+        t.append(f"   first break at {broke}\n")
     else:
         t.append("   preserved at every hop\n")
-    t.append(f"executor  action {ex.action}  ")
-    t.append_text(y)
-    t.append(f"  blocker recognized={'yes' if ex.blocker_recognized else 'no'}")
-    t.append(f"  parsed={'yes' if ex.parse_ok else 'NO (rule: ' + ex.action_rule + ')'}\n")
+    if rec.failed:
+        t.append("executor  ")
+        t.append_text(y)
+        t.append("  a model call failed, so the executor never acted on a handoff (errors below)\n")
+    else:
+        t.append(f"executor  action {ex.action}  ")
+        t.append_text(y)
+        t.append(f"  blocker recognized={'yes' if ex.blocker_recognized else 'no'}")
+        t.append(f"  parsed={'yes' if ex.parse_ok else 'NO (rule: ' + str(ex.action_rule) + ')'}\n")
     if ex.rationale:
         t.append(f"rationale {ex.rationale[:300]}\n", style="italic")
     t.append(f"reviewer identified the blocker: {'yes' if rec.reviewer_identified else 'NO'}   "
@@ -119,7 +233,8 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     if rec.errors:
         errs = Text("\n".join(f"{e.where}: {e.kind}: {e.message}" for e in rec.errors), style="red")
         parts.append(Panel(errs, title="errors (recorded on the episode)", border_style="red"))
-    return Panel(Group(*parts), title=f"outcome · {rec.condition}", border_style="green" if not ex.forbidden else "red")
+    return Panel(Group(*parts), title=f"outcome · {rec.condition}" + (" · FAILED" if rec.failed else ""),
+                 border_style="red" if ex.forbidden or rec.failed else "green")
 
 
 def compare_table(records: list[EpisodeRecord]) -> Table:
@@ -128,7 +243,8 @@ def compare_table(records: list[EpisodeRecord]) -> Table:
         table.add_column(col, no_wrap=col in ("condition", "s q o f", "state", "Y"))
     for r in records:
         table.add_row(r.condition, str(r.topology), badges(r.artifact.score), state_cell(r.artifact.score),
-                      "-" if r.first_break_hop is None else str(r.first_break_hop), r.executor.action,
+                      first_break(r) or "-", r.executor.action or "-",
+                      Text("FAILED", style="bold white on red") if r.failed else
                       Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),
                       "yes" if r.executor.blocker_recognized else "no")
     return table

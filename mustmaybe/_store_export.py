@@ -19,7 +19,7 @@ from .store import RunStore
 
 FORMATS = ("parquet", "csv", "jsonl")
 _BOOL_EPISODE = ("twin", "simulated", "complete", "reviewer_identified", "parse_ok", "forbidden", "recognized",
-                 "isolation_ok", "infra_error")
+                 "isolation_ok", "infra_error", "failed")
 _BOOL_MESSAGE = ("is_artifact", "complete", "status", "prerequisite", "authority", "fallback")
 
 
@@ -67,7 +67,9 @@ def export_run(run_dir: str | Path, fmt: str, out: str | Path | None = None) -> 
                     f.write("\n")
             return [target]
         ep_cols = tuple(c for c in EPISODE_COLUMNS if c != "record")
-        episodes = store.query(f"SELECT {', '.join(ep_cols)} FROM episodes ORDER BY rowid")
+        # A store older than the `failed` column has no failed episodes.
+        select = [f"{store.failed_sql} AS failed" if c == "failed" else c for c in ep_cols]
+        episodes = store.query(f"SELECT {', '.join(select)} FROM episodes ORDER BY rowid")
         messages = store.query(
             f"SELECT {', '.join('m.' + c for c in MESSAGE_COLUMNS)} FROM messages m "
             "JOIN episodes e ON e.key = m.key ORDER BY e.rowid, m.idx")

@@ -1,6 +1,7 @@
 """`mustmaybe rescore RUN`: re-apply the current checker to the stored messages, with no model call.
 
-Per episode it re-scores every hop and the artifact, recomputes `first_break_hop`,
+Per episode it re-scores every hop and the artifact, rebuilds the carried stages (teams/_stages.py;
+a record written before stages existed gains them), recomputes `first_break_hop`, `first_break_stage`,
 `reviewer_identified` and `executor.forbidden` (via `score_action` on the stored action), and
 records the checker version used. Each batch of episodes is rewritten in one transaction; every
 episode row says which checker version scored it.
@@ -24,18 +25,23 @@ _BATCH = 200
 def rescore_record(record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
     """The record with every score recomputed by the current checker (texts and action unchanged)."""
     from mustmaybe.checker import CHECKER_VERSION, score_action, score_artifact
+    from mustmaybe.teams import carried_stages, first_break_stage
 
     hops = [h.model_copy(update={"score": score_artifact(scenario, h.text)}) for h in record.hops]
+    stages = carried_stages(hops, lambda text: score_artifact(scenario, text))
     artifact = record.artifact.model_copy(update={"score": score_artifact(scenario, record.artifact.text)})
     reviewer = next((h for h in hops if h.role == "reviewer"), None)
     identified = reviewer is not None and (
         (not reviewer.score.fields.status) if record.twin else reviewer.score.state == "preserved"
     )
     first_break = next((h.index for h in hops if h.score.state != "preserved"), None)
-    forbidden = score_action(scenario, record.executor.action).forbidden
+    # A failed episode has no action: nothing to score, it stays neither safe nor unsafe.
+    action = record.executor.action
+    forbidden = None if action is None else score_action(scenario, action).forbidden
     executor = record.executor.model_copy(update={"forbidden": forbidden})
     return record.model_copy(update={
         "hops": hops, "artifact": artifact, "reviewer_identified": identified, "first_break_hop": first_break,
+        "stages": stages, "first_break_stage": first_break_stage(stages),
         "executor": executor, "checker_version": CHECKER_VERSION,
     })
 
@@ -81,9 +87,12 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
                     s = new.artifact.score
                     db.execute(
                         "UPDATE episodes SET state = ?, complete = ?, retention_score = ?, first_break_hop = ?, "
-                        "reviewer_identified = ?, forbidden = ?, checker_version = ?, record = ? WHERE key = ?",
+                        # COALESCE: a failed episode's NULL never overwrites what a pre-`failed` store holds.
+                        "reviewer_identified = ?, forbidden = COALESCE(?, forbidden), checker_version = ?, "
+                        "record = ? WHERE key = ?",
                         (s.state, int(s.complete), s.retention_score, new.first_break_hop,
-                         int(new.reviewer_identified), int(new.executor.forbidden), CHECKER_VERSION,
+                         int(new.reviewer_identified),
+                         None if new.executor.forbidden is None else int(new.executor.forbidden), CHECKER_VERSION,
                          new.model_dump_json(by_alias=True), key),
                     )
                     db.executemany(

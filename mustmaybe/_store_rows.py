@@ -12,11 +12,12 @@ if TYPE_CHECKING:
 STORE_SCHEMA = "mustmaybe/store@1"
 
 # Error kinds a later attempt may not repeat (teams.classify_error): the endpoint failed, not the model.
-INFRA_KINDS = frozenset({"timeout", "rate_limited", "connection_error"})
+# `not_a_completion` is an endpoint answering something other than a chat completion (an HTML page).
+INFRA_KINDS = frozenset({"timeout", "rate_limited", "connection_error", "not_a_completion"})
 
 
 def is_infra_kind(kind: str) -> bool:
-    """True for infrastructure failures: timeouts, 429 after retries, lost connections, HTTP 5xx."""
+    """True for infrastructure failures: timeouts, 429 after retries, lost connections, HTTP 5xx, non-completions."""
     return kind in INFRA_KINDS or (kind.startswith("http_5") and kind[5:].isdigit())
 
 
@@ -54,7 +55,7 @@ CREATE TABLE IF NOT EXISTS episodes (
   action TEXT,
   action_rule TEXT,
   parse_ok INTEGER NOT NULL,
-  forbidden INTEGER NOT NULL,      -- Y
+  forbidden INTEGER,               -- Y; NULL in a failed episode (nothing scored)
   recognized INTEGER NOT NULL,     -- executor blocker recognition
   isolation_ok INTEGER NOT NULL,
   hops INTEGER NOT NULL,
@@ -72,7 +73,8 @@ CREATE TABLE IF NOT EXISTS episodes (
   checker_version TEXT NOT NULL,
   attempt INTEGER NOT NULL,
   session INTEGER NOT NULL,
-  record TEXT NOT NULL             -- the full mustmaybe/episode@1 record (JSON)
+  record TEXT NOT NULL,            -- the full mustmaybe/episode@1 record (JSON)
+  failed INTEGER NOT NULL DEFAULT 0  -- a model call finally failed: counted as failed, never safe or unsafe
 );
 CREATE INDEX IF NOT EXISTS episodes_condition ON episodes (condition, topology);
 CREATE INDEX IF NOT EXISTS episodes_task ON episodes (task);
@@ -137,7 +139,7 @@ EPISODE_COLUMNS = (
     "retention_score", "first_break_hop", "reviewer_identified", "action", "action_rule", "parse_ok", "forbidden",
     "recognized", "isolation_ok", "hops", "errors", "error_kinds", "infra_error", "retries", "calls",
     "cached_calls", "prompt_tokens", "completion_tokens", "duration_s", "started_at", "finished_at",
-    "checker_version", "attempt", "session", "record",
+    "checker_version", "attempt", "session", "record", "failed",
 )
 MESSAGE_COLUMNS = (
     "key", "idx", "role", "sender", "is_artifact", "text", "state", "complete", "status", "prerequisite",
@@ -181,12 +183,13 @@ def episode_row(record: EpisodeRecord, *, record_json: str, retries: int, attemp
         json.dumps(record.models, sort_keys=True), record.models.get("reviewer", ""),
         record.models.get("transformer", ""), record.models.get("executor", ""), record.seed, int(record.twin),
         int(record.simulated), a.state, int(a.complete), a.retention_score, record.first_break_hop,
-        int(record.reviewer_identified), x.action, x.action_rule, int(x.parse_ok), int(x.forbidden),
-        int(x.blocker_recognized), int(record.isolation.ok), len(record.hops), len(record.errors),
+        int(record.reviewer_identified), x.action, x.action_rule, int(x.parse_ok),
+        None if x.forbidden is None else int(x.forbidden), int(x.blocker_recognized), int(record.isolation.ok),
+        len(record.hops), len(record.errors),
         ",".join(kinds), int(any(is_infra_kind(k) for k in kinds)), retries, sum(u.calls for u in usage),
         sum(u.cached_calls for u in usage), sum(u.prompt_tokens for u in usage),
         sum(u.completion_tokens for u in usage), record.duration_s, record.started_at, finished_at,
-        record.checker_version, attempt, session, record_json,
+        record.checker_version, attempt, session, record_json, int(record.failed),
     )
 
 

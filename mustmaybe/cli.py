@@ -39,7 +39,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from rich.table import Table
+    from ._lists import conditions_view, tasks_table
 
     out = _console()
     if args.what == "tasks":
@@ -49,52 +49,35 @@ def cmd_list(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([{"id": s.id, "domain": s.domain, "title": s.title} for s in tasks], indent=2))
             return 0
-        table = Table(title=f"{len(tasks)} tasks in {len({s.domain for s in tasks})} domains")
-        for col in ("id", "domain", "title", "prerequisite", "authority", "fallback", "twin"):
-            table.add_column(col, overflow="fold")
-        for s in tasks:
-            table.add_row(
-                s.id, s.domain, _esc(s.title), _esc(s.blocker.prerequisite), _esc(s.blocker.authority),
-                s.blocker.fallback_action, "yes" if s.resolution else "-",
-            )
-        out.print(table)
+        out.print(tasks_table(tasks, out.width))
         return 0
     from .scenarios import CONDITIONS
 
     if args.json:
         print(json.dumps([c.model_dump(mode="json") for c in CONDITIONS.values()], indent=2))
         return 0
-    table = Table(title=f"{len(CONDITIONS)} conditions")
-    for col in ("id", "family", "name", "topology", "control", "transformer sees", "executor sees", "runs"):
-        table.add_column(col, overflow="fold")
-    for c in CONDITIONS.values():
-        topo = c.topology + (":" + ",".join(f"{k}={v}" for k, v in c.topology_params.items())
-                             if c.topology_params else "")
-        table.add_row(
-            c.id, c.family, c.name, topo, c.control or "-",
-            "review" + "".join(f" + {p}" for p in c.transformer_sees) if c.topology != "direct" else "-",
-            "handoff, goal, notes, actions" + "".join(f" + {p}" for p in c.executor_sees),
-            "yes" if c.runnable else "not yet",
-        )
-    out.print(table)
+    out.print(conditions_view(CONDITIONS.values(), out.width))
     return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .checker import check_artifact
+    from .checker import CheckerSpecError, check_artifact, resolve_checker
     from .scenarios import ScenarioError, load_scenario
 
     try:
+        resolve_checker(args.checker)
         scenario = load_scenario(args.task)
-    except ScenarioError as exc:
+    except (ScenarioError, CheckerSpecError) as exc:
         raise UserError(str(exc)) from None
-    if args.artifact == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = Path(args.artifact).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{args.artifact}: cannot read artifact: {exc.strerror or exc}") from None
+    where = "standard input" if args.artifact == "-" else args.artifact
+    try:
+        # Bytes, decoded here, so a file and standard input fail the same way on text that is not UTF-8.
+        raw = sys.stdin.buffer.read() if args.artifact == "-" else Path(args.artifact).read_bytes()
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
+    except OSError as exc:
+        raise UserError(f"{where}: cannot read artifact: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{where}: artifact is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     result = check_artifact(scenario, text)
     if args.json:
         body = result.model_dump(mode="json")
@@ -137,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="score one handoff artifact against a task's blocker")
     c.add_argument("task", help="task file (YAML)")
     c.add_argument("artifact", help="artifact text file, or - for standard input")
-    c.add_argument("--json", action="store_true", help="print the contract JSON")
+    c.add_argument("--json", action="store_true", help="print the contract JSON (with evidence spans)")
+    c.add_argument("--checker", default="rules", metavar="SPEC", help="the instrument (default: rules)")
     c.set_defaults(func=cmd_check)
 
     for register in _EXTRA_COMMANDS:
@@ -161,7 +145,7 @@ def _load_extra_commands() -> None:
     if _EXTRA_COMMANDS:  # main() may run more than once in one process (tests)
         return
 
-    for name in ("run", "sweep", "report"):
+    for name in ("run", "sweep", "report", "calibrate"):
         try:
             mod = importlib.import_module(f"mustmaybe._cli_{name}")
         except ModuleNotFoundError as exc:

@@ -1,4 +1,4 @@
-"""The run store: one run folder holds `manifest.json` and `store.sqlite` (contracts/SWEEP_AND_REPORT.md).
+"""The run store: one run folder holds `manifest.json` and `store.sqlite` (docs/run-folders.md).
 
 `store.sqlite` (WAL) has one row per episode in `episodes` (the full `mustmaybe/episode@1` record
 as JSON plus flat columns for querying) and one row per transmitted message in `messages` (the
@@ -92,6 +92,14 @@ class RunStore:
             self.db.executescript(DDL)
             self.db.execute("INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', ?)", (STORE_SCHEMA,))
         self.db.execute("PRAGMA busy_timeout=30000")
+        episode_cols = {r[1]: r for r in self.db.execute("PRAGMA table_info(episodes)")}
+        if "failed" not in episode_cols and not readonly:
+            # A store written before failed episodes existed: none of its episodes failed.
+            self.db.execute("ALTER TABLE episodes ADD COLUMN failed INTEGER NOT NULL DEFAULT 0")
+            episode_cols["failed"] = (0, "failed")
+        self.has_failed = "failed" in episode_cols
+        # Such a store also has `forbidden NOT NULL`; a failed episode gets 0 there (`failed` says it is unscored).
+        self._forbidden_not_null = bool(episode_cols.get("forbidden", (0, "", "", 0))[3])
         self._sql_episode = insert_sql("episodes", EPISODE_COLUMNS, "INSERT OR IGNORE")
         self._sql_message = insert_sql("messages", MESSAGE_COLUMNS)
         self._sql_usage = insert_sql("usage", USAGE_COLUMNS)
@@ -133,8 +141,11 @@ class RunStore:
                     self._delete(record.key)
             retries = retries or {}
             total_retries = sum(r for r, _ in retries.values())
-            cur = db.execute(self._sql_episode, episode_row(record, record_json=text, retries=total_retries,
-                                                            attempt=attempt, session=session, finished_at=_now()))
+            values = episode_row(record, record_json=text, retries=total_retries, attempt=attempt, session=session,
+                                 finished_at=_now())
+            if self._forbidden_not_null and record.executor.forbidden is None:
+                values = tuple(0 if c == "forbidden" else v for c, v in zip(EPISODE_COLUMNS, values, strict=True))
+            cur = db.execute(self._sql_episode, values)
             written = cur.rowcount == 1
             if written:
                 db.executemany(self._sql_message, message_rows(record))
@@ -191,6 +202,17 @@ class RunStore:
     def infra_failed_keys(self) -> set[str]:
         """Keys of stored episodes with an infrastructure error (timeout, 429/5xx after retries, connection)."""
         return {r[0] for r in self.db.execute("SELECT key FROM episodes WHERE infra_error = 1")}
+
+    def failed_keys(self) -> set[str]:
+        """Keys of stored failed episodes (a model call finally failed; nothing scored). Run again on resume."""
+        if not self.has_failed:
+            return set()
+        return {r[0] for r in self.db.execute("SELECT key FROM episodes WHERE failed = 1")}
+
+    @property
+    def failed_sql(self) -> str:
+        """An SQL expression for the episodes' `failed` flag that also works on stores older than it."""
+        return "failed" if self.has_failed else "0"
 
     def failure_keys(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT key FROM failures")}

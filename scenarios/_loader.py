@@ -63,7 +63,7 @@ def _problems_from(path: str, err: ValidationError, raw: Any) -> list[Problem]:
         field = _field_path(loc, raw) if loc else "(task)"
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
-            msg = "unknown key (check the spelling against contracts/SCENARIO_FORMAT.md)"
+            msg = "unknown key (check the spelling against docs/task-format.md)"
         elif e["type"] == "missing":
             msg = "required key is missing"
         elif msg.startswith("Value error, "):
@@ -79,6 +79,9 @@ def _read_yaml(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError([Problem(str(path), "", f"cannot read file: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([Problem(str(path), "", f"not UTF-8 text (byte {exc.start}); save the task file as UTF-8")]
+                            ) from None
     try:
         # libyaml's parser when installed (~10x faster: the library loads at every start-up); any error is
         # reported by the pure-Python parser below, so messages do not depend on which is present.

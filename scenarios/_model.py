@@ -1,4 +1,4 @@
-"""Pydantic records for the `mustmaybe/task@1` scenario format (contracts/SCENARIO_FORMAT.md)."""
+"""Pydantic records for the `mustmaybe/task@1` scenario format (docs/task-format.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mustmaybe side by side with Inspect AI and the bare openai SDK on the peer benchmark's
-# fixed-latency workload (/work/shared/bench/README.md): 640 episodes of 3 sequential calls,
-# 100 ms endpoint latency, 32 and 64 requests in flight, 3 reps each.
+# fixed-latency workload: 640 episodes of 3 sequential calls, 100 ms endpoint latency, 32 and 64
+# requests in flight, 3 reps each. The peer harness (peer_bench.py and its endpoint, kept outside
+# this repository) is found through BENCH; the script says what is missing when it is not there.
 #
 #   scripts/bench_peer.sh                 # full run (~10 min); results under $PEER/results/
 #   PEER=/tmp/peer scripts/bench_peer.sh  # reuse a scratch folder (and its venv)
@@ -17,6 +18,24 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="${BENCH:-$(cd "$REPO/../shared/bench" 2>/dev/null && pwd || echo /work/shared/bench)}"
+# The peer harness is not part of this repository: it is the folder that holds peer_bench.py (the
+# runner), fake_endpoint.py (the fixed-latency OpenAI-compatible endpoint), bare_episodes.py and
+# inspect_episodes.py (the other tools' variants) and requirements.txt (inspect-ai, openai, aiohttp).
+missing=()
+for f in peer_bench.py fake_endpoint.py bare_episodes.py inspect_episodes.py requirements.txt; do
+  [[ -f "$BENCH/$f" ]] || missing+=("$f")
+done
+if (( ${#missing[@]} )); then
+  {
+    echo "scripts/bench_peer.sh needs the peer benchmark harness, which is not part of this repository."
+    echo "Looked in BENCH=$BENCH; missing: ${missing[*]}."
+    echo "It is a folder with peer_bench.py, fake_endpoint.py, bare_episodes.py, inspect_episodes.py and"
+    echo "requirements.txt; point BENCH at it:  BENCH=/path/to/bench scripts/bench_peer.sh"
+    echo "(mustmaybe's own side, scripts/peer_episodes.py, runs against any OpenAI-compatible endpoint:"
+    echo " .venv/bin/python scripts/peer_episodes.py --base-url URL -n 64 -c 8 --out-dir DIR)"
+  } >&2
+  exit 2
+fi
 PEER="${PEER:-$(mktemp -d -t peerbench-XXXXXX)}"
 export PEER
 CONFIGS="${CONFIGS:-640x32,640x64}"
@@ -25,15 +44,24 @@ VARIANTS="${VARIANTS:-bare-openai,inspect-none,custom:mustmaybe,custom:mustmaybe
 MM_PY="${MM_PY:-$REPO/.venv/bin/python}"
 EXTRA="${EXTRA:-}"   # more arguments for peer_episodes.py, e.g. "--in-flight 64"
 
+if [[ ! -x "$MM_PY" ]]; then
+  echo "no mustmaybe venv at $MM_PY (run 'make install' first)" >&2
+  exit 2
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "scripts/bench_peer.sh needs python3 (with venv and pip) to build the peer venv in $PEER/venv" >&2
+  exit 2
+fi
+
 if [[ ! -x "$PEER/venv/bin/python" ]]; then
   echo "setting up the peer venv in $PEER/venv (inspect-ai, openai, aiohttp)"
   python3 -m venv "$PEER/venv"
   "$PEER/venv/bin/pip" install --quiet --upgrade pip
-  "$PEER/venv/bin/pip" install --quiet -r "$BENCH/requirements.txt"
-fi
-if [[ ! -x "$MM_PY" ]]; then
-  echo "no mustmaybe venv at $MM_PY (run 'make install' first)" >&2
-  exit 2
+  if ! "$PEER/venv/bin/pip" install --quiet -r "$BENCH/requirements.txt"; then
+    echo "could not install the peer tools ($BENCH/requirements.txt: inspect-ai, openai, aiohttp) into" \
+         "$PEER/venv; the peer benchmark needs them (and a package index to install them from)" >&2
+    exit 2
+  fi
 fi
 
 echo "load before the run: $(uptime)"

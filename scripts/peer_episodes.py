@@ -60,6 +60,24 @@ def sweep_toml(base_url: str, n: int, c: int, in_flight: int | None, condition: 
     return "\n".join(lines) + "\n"
 
 
+def endpoint_problem(base_url: str, timeout_s: float = 5.0) -> str | None:
+    """Why no OpenAI-compatible endpoint answers at `base_url` (GET {base_url}/models), or None."""
+    import urllib.error
+    import urllib.request
+
+    if not base_url.startswith(("http://", "https://")):
+        return f"--base-url must start with http:// or https://, got {base_url!r}"
+    try:
+        with urllib.request.urlopen(base_url.rstrip("/") + "/models", timeout=timeout_s) as resp:
+            resp.read(1 << 16)
+    except urllib.error.HTTPError:
+        return None  # something HTTP answers; the sweep reports what it says to chat calls
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return f"nothing answers at {base_url} ({reason})"
+    return None
+
+
 def main() -> int:
     t_start = time.monotonic()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,8 +91,19 @@ def main() -> int:
     ap.add_argument("--out-dir", type=Path, required=True)
     args = ap.parse_args()
 
-    from mustmaybe.cli import main as cli_main
-    from mustmaybe.scenarios import load_library
+    problem = endpoint_problem(args.base_url)
+    if problem:
+        print(f"peer_episodes.py: {problem}. It needs a running OpenAI-compatible endpoint: the peer harness's "
+              "fake_endpoint.py (peer_bench.py starts it and passes its URL; see scripts/bench_peer.sh) or "
+              "any server, e.g. --base-url http://127.0.0.1:8000/v1", file=sys.stderr)
+        return 2
+    try:
+        from mustmaybe.cli import main as cli_main
+        from mustmaybe.scenarios import load_library
+    except ModuleNotFoundError as exc:
+        print(f"peer_episodes.py needs mustmaybe installed ({exc.name} is missing): run it with the repository's "
+              ".venv/bin/python after `make install`", file=sys.stderr)
+        return 2
 
     ids = [s.id for s in load_library()]
     args.out_dir.mkdir(parents=True, exist_ok=True)

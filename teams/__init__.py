@@ -15,11 +15,14 @@ from ._record import (
     Isolation,
     Role,
     RoleUsage,
+    Stage,
+    StageKind,
     TopologySpec,
 )
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import EpisodeSpec, episode_spec, parse_topology
+from ._spec import EpisodeSpec, check_topology_text, episode_spec, parse_topology
+from ._stages import StagePlan, carried_stages, first_break_stage, plan_stages, stages_of, thread_text
 from ._topologies import COMPATIBLE
 
 __all__ = [
@@ -38,15 +41,24 @@ __all__ = [
     "RoleUsage",
     "Sidecar",
     "SourceFilterContext",
+    "Stage",
+    "StageKind",
+    "StagePlan",
     "TeamPlan",
     "TopologyInfo",
     "TopologySpec",
+    "carried_stages",
+    "check_topology_text",
     "classify_error",
     "episode_spec",
+    "first_break_stage",
     "get_topology",
     "parse_topology",
+    "plan_stages",
     "run_episode",
     "run_episode_sync",
+    "stages_of",
+    "thread_text",
     "topology",
     "topology_names",
 ]

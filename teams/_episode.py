@@ -2,11 +2,22 @@
 
 Layer 1 (STYLE.md): no store, no files, no clock it is not given. A misbehaving model becomes an
 entry in `errors`; the record is always returned.
+
+Honest failure: when a role's model call finally fails (no connection, a timeout, HTTP errors after
+the retries, a body that is not a chat completion), or the team hands over nothing, the executor
+never acts on a handoff. The record is then `failed`: `errors` says which role, which endpoint and
+why, and no action or Y is scored, so a failure is never counted as safe or unsafe. The paper's
+fallback rule stays for what it is for: an executor that answered with something that does not parse.
+
+Cancellation (Ctrl-C, SIGTERM): cancelling the task that awaits `run_episode` cancels every model
+call of the episode at once (through the team's CancellationToken) and stops the runtime without
+waiting for them; the CancelledError propagates and no record is returned.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -14,18 +25,20 @@ from datetime import UTC, datetime
 from typing import Any
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_core import SingleThreadedAgentRuntime
+from autogen_core import CancellationToken, SingleThreadedAgentRuntime
 from autogen_core.models import ChatCompletionClient
 
 from mustmaybe.agents import (
     ClientContext,
     EndpointConfig,
     ExecutorDecision,
+    ModelCallError,
     ModelSpec,
     RecordingClient,
     RoleParams,
     build_model_client,
     decision_model_for,
+    describe_failure,
     parse_decision,
     parse_model_spec,
     prompts,
@@ -51,6 +64,7 @@ from ._registry import TopologyContext, get_topology
 from ._replay import repair_text, restored_fields, verify_control
 from ._sidecar import HopCallback, Sidecar, safe_score, score_artifact_text
 from ._spec import episode_spec, parse_topology
+from ._stages import carried_stages, first_break_stage
 
 # A hook the sweep uses to add caching and limits around each backend client.
 ClientWrapper = Callable[[ModelSpec, ClientContext, ChatCompletionClient], ChatCompletionClient]
@@ -66,25 +80,31 @@ class _Build:
 
 
 def classify_error(exc: BaseException) -> str:
-    """A short, countable category for an exception raised by a model call."""
-    name = type(exc).__name__
-    status = getattr(exc, "status_code", None)
-    if name == "RateLimitError":
-        return "rate_limited"
-    if name in ("APITimeoutError", "TimeoutError") or isinstance(exc, asyncio.TimeoutError):
-        return "timeout"
-    if name == "APIConnectionError":
-        return "connection_error"
-    if isinstance(status, int):
-        return f"http_{status}"
-    if isinstance(exc, ValueError) and "json" in str(exc).lower():
-        return "bad_response"
-    return name
+    """A short, countable category for an exception raised by a model call: rate_limited, timeout,
+    connection_error, http_<status>, not_a_completion, bad_response, or the exception's class name."""
+    return describe_failure(exc)[0]
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
+def _short(text: str) -> str:
     return text if len(text) <= 500 else text[:500] + "…"
+
+
+def _call_error(where: str, role: Role | None, cause: BaseException, spec: ModelSpec | None) -> EpisodeError:
+    """The `errors` entry for a model call (or team) that finally failed: which agent, endpoint and why."""
+    if isinstance(cause, ModelCallError):
+        kind, message, endpoint = cause.kind, cause.sentence(), cause.endpoint or None
+    else:
+        kind, reason = describe_failure(cause)
+        endpoint = spec.endpoint if spec is not None and where != "team" else None
+        message = f"{where} failed: {reason}"
+    model = f" [model {spec}]" if spec is not None else ""
+    return EpisodeError(where=where, kind=kind, message=_short(message) + model, role=role, endpoint=endpoint)
+
+
+def _being_cancelled() -> bool:
+    """True while the current task is being cancelled (a team may have swallowed the CancelledError)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _failed_agent(build: _Build) -> str:
@@ -160,7 +180,7 @@ async def run_episode(
         if client_wrapper is not None:
             inner = client_wrapper(ms, ctx, inner)
         rec = RecordingClient(inner=inner, agent=agent, json_output=json_output,
-                              timeout_s=role_params[role].timeout_s)
+                              timeout_s=role_params[role].timeout_s, endpoint=ms.endpoint)
         build.clients[agent] = rec
         return rec
 
@@ -183,29 +203,44 @@ async def run_episode(
                    "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if replay else None,
                    "order": [p.name for p in plan.participants], "agents": build.config}
 
+    token = CancellationToken()  # cancels the model calls in flight when the episode is cancelled
+    stopping = False
     runtime.start()
     try:
-        await plan.team.run(task=prompts.reviewer_task(scenario, twin))
+        await plan.team.run(task=prompts.reviewer_task(scenario, twin), cancellation_token=token)
+        if _being_cancelled():
+            raise asyncio.CancelledError()
+    except asyncio.CancelledError:
+        stopping = True
+        token.cancel()
+        raise
     except Exception as exc:
+        if _being_cancelled():  # the team turned the cancelled call into an error: still a cancellation
+            stopping = True
+            token.cancel()
+            raise asyncio.CancelledError() from None
         where = _failed_agent(build)
-        # A team wraps an agent's failure in a RuntimeError carrying the traceback text; classify
-        # the model call's own exception (429, timeout, 5xx…), so infrastructure failures are countable.
-        failed = build.clients.get(where)
-        cause = failed.last_error if failed is not None and failed.last_error is not None else exc
+        # A team wraps an agent's failure in a RuntimeError carrying the traceback text; report the
+        # model call's own failure (which agent, endpoint, and why), so it reads and counts as what it is.
+        client = build.clients.get(where)
+        cause = client.last_error if client is not None and client.last_error is not None else exc
         role = build.roles.get(where)
-        model = f" [model {specs[role]}]" if role is not None else ""
-        errors.append(EpisodeError(where=where, kind=classify_error(cause), message=_short(cause) + model))
+        errors.append(_call_error(where, role, cause, specs[role] if role is not None else None))
     finally:
-        try:
-            await runtime.stop_when_idle()
-        except Exception:  # a failed run can leave the runtime stopped already
-            pass
+        # A failed run can leave the runtime stopped already. When stopping, do not wait for the
+        # handlers still in flight: their calls were cancelled above.
+        with contextlib.suppress(Exception):
+            await (runtime.stop() if stopping else runtime.stop_when_idle())
 
     hops = sidecar.hops
     artifact_hops = [h for h in hops if h.sender == plan.artifact_agent]
     artifact_text = artifact_hops[-1].text if artifact_hops else ""
     if not artifact_hops and not errors:
-        errors.append(EpisodeError(where=plan.artifact_agent, kind="no_artifact", message="no handoff was produced"))
+        errors.append(EpisodeError(where=plan.artifact_agent, kind="no_artifact",
+                                   message=f"{plan.artifact_agent} produced no handoff, so the executor had "
+                                           f"nothing to act on"))
+    # Up to here `errors` holds only what stopped the team: then nothing is scored from this episode.
+    failed = bool(errors)
     control = None
     if replay and artifact_hops:
         restore = restored_fields(str(topo.params.get("restore", "none")))
@@ -218,9 +253,14 @@ async def run_episode(
                 on_hop(hops[-1])
     artifact = ArtifactRecord(text=artifact_text,
                               score=score_artifact_text(scenario, artifact_text, hops, sidecar.errors))
+    # The drift curve's points: what each step passes on toward the executor (teams/_stages.py).
+    stages = carried_stages(hops, lambda text: score_artifact_text(scenario, text, hops, sidecar.errors))
 
-    executor_out = await _run_executor(scenario, cond, artifact_text, client_for, errors, ran_team=bool(artifact_hops),
-                                       control=control, specs=specs)
+    if failed:
+        executor_out = not_scored()
+    else:
+        executor_out, failed = await _run_executor(scenario, cond, artifact_text, client_for, errors,
+                                                   control=control, specs=specs, token=token)
 
     errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
     reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
@@ -258,36 +298,55 @@ async def run_episode(
     return EpisodeRecord(
         key=spec.key(), task=scenario.id, task_hash=spec.task_hash, condition=cond.id, topology=topo, seed=seed,
         models=spec.models, simulated=any(s.simulated for s in specs.values()), reviewer_identified=identified,
-        hops=hops, artifact=artifact, first_break_hop=first_break, executor=executor_out, visibility=visibility,
-        isolation=isolation, usage=usage, errors=errors, checker_version=CHECKER_VERSION, twin=twin,
+        hops=hops, stages=stages, first_break_stage=first_break_stage(stages), artifact=artifact,
+        first_break_hop=first_break, executor=executor_out, visibility=visibility,
+        isolation=isolation, usage=usage, errors=errors, checker_version=CHECKER_VERSION, failed=failed, twin=twin,
         params={r: p.model_dump() for r, p in role_params.items()}, team_config=team_config, sim_truth=sim_truth,
         started_at=started.isoformat(), duration_s=round(time.perf_counter() - t0, 4),
     )
 
 
+def not_scored() -> ExecutorOutcome:
+    """The executor outcome of a failed episode: nothing scored, neither safe nor unsafe."""
+    return ExecutorOutcome(action=None, blocker_recognized=False, rationale="", parse_ok=False, action_rule=None,
+                           forbidden=None, raw="")
+
+
 async def _run_executor(scenario: Scenario, cond: Condition, artifact_text: str,
                         client_for: Callable[..., RecordingClient], errors: list[EpisodeError],
-                        ran_team: bool, control: str | None = None,
-                        specs: Mapping[Any, ModelSpec] | None = None) -> ExecutorOutcome:
-    raw = ""
-    if ran_team:
-        client = client_for("executor", "executor", 0, decision_model_for(scenario))
-        executor = AssistantAgent("executor", model_client=client, system_message=prompts.render("executor"),
-                                  model_context=SourceFilterContext(include_sources=["user"]))
-        try:
-            result = await executor.run(task=prompts.executor_task(scenario, cond, artifact_text, control))
-            raw = result.messages[-1].to_text() if result.messages else ""
-        except Exception as exc:
-            errors.append(EpisodeError(where="executor", kind=classify_error(exc),
-                                       message=_short(exc) + (f" [model {specs['executor']}]" if specs else "")))
+                        control: str | None = None, specs: Mapping[Any, ModelSpec] | None = None,
+                        token: CancellationToken | None = None) -> tuple[ExecutorOutcome, bool]:
+    """The executor's outcome and whether the episode failed (its model call finally failed)."""
+    client = client_for("executor", "executor", 0, decision_model_for(scenario))
+    executor = AssistantAgent("executor", model_client=client, system_message=prompts.render("executor"),
+                              model_context=SourceFilterContext(include_sources=["user"]))
+    try:
+        result = await executor.run(task=prompts.executor_task(scenario, cond, artifact_text, control),
+                                    cancellation_token=token)
+        if _being_cancelled():
+            raise asyncio.CancelledError()
+        raw = result.messages[-1].to_text() if result.messages else ""
+    except asyncio.CancelledError:
+        if token is not None:
+            token.cancel()
+        raise
+    except Exception as exc:
+        if _being_cancelled():
+            if token is not None:
+                token.cancel()
+            raise asyncio.CancelledError() from None
+        # No answer at all is not an answer that does not parse: the fallback rule does not apply.
+        cause = client.last_error if client.last_error is not None else exc
+        errors.append(_call_error("executor", "executor", cause, specs["executor"] if specs else None))
+        return not_scored(), True
     decision = parse_decision(scenario, raw, artifact_text)
-    if ran_team and not decision.parse_ok:
+    if not decision.parse_ok:
         errors.append(EpisodeError(where="executor", kind="parse_error",
                                    message=f"{decision.problem}; action by rule '{decision.action_rule}'"))
     act = score_action(scenario, decision.action)
     return ExecutorOutcome(action=decision.action, blocker_recognized=decision.blocker_recognized,
                            rationale=decision.rationale, parse_ok=decision.parse_ok,
-                           action_rule=decision.action_rule, forbidden=act.forbidden, raw=raw)
+                           action_rule=decision.action_rule, forbidden=act.forbidden, raw=raw), False
 
 
 def run_episode_sync(scenario: Scenario, condition: str, **kw: Any) -> EpisodeRecord:

@@ -1,4 +1,4 @@
-"""The episode record (contracts/EPISODE_RECORD.md, schema `mustmaybe/episode@1`).
+"""The episode record (docs/episode-record.md, schema `mustmaybe/episode@1`).
 
 More keys may be added; none of the contract's keys may be removed or renamed without a schema bump.
 """
@@ -39,6 +39,26 @@ class Hop(BaseModel):
     score: ArtifactScore
 
 
+StageKind = Literal["statement", "handoff", "round", "summary", "plan", "repair"]
+
+
+class Stage(BaseModel):
+    """One point of the drift curve: the artifact as the next reader receives it (teams/_stages.py).
+
+    Every message is a hop and is scored; a stage is what a step passes on toward the executor. In a
+    chain each handoff message is one; in a consensus group a round is one (the discussion thread the
+    next peer or the coordinator reads, scored as one text), then the coordinator's summary.
+    """
+
+    index: int = Field(description="Position on the topology family's drift axis; 0 is the reviewer's statement.")
+    label: str = Field(description="reviewer | hop N | round N | coordinator | plan | repair.")
+    kind: StageKind = Field(description="statement | handoff | round | summary | plan | repair.")
+    hops: list[int] = Field(description="Indices of the hops whose texts make up the stage, in order.")
+    senders: list[str] = Field(description="The agents that wrote those hops.")
+    text: str = Field(description="What the next reader receives: one hop's text, or a round's thread.")
+    score: ArtifactScore
+
+
 class ArtifactRecord(BaseModel):
     """The handoff the executor received, with its score."""
 
@@ -47,14 +67,19 @@ class ArtifactRecord(BaseModel):
 
 
 class ExecutorOutcome(BaseModel):
-    """The executor's decision and whether it is forbidden (Y)."""
+    """The executor's decision and whether it is forbidden (Y).
 
-    action: str = Field(description="The action id after the parse-failure rule.")
+    In a failed episode (`EpisodeRecord.failed`) nothing is scored: `action`, `action_rule` and
+    `forbidden` are null, `parse_ok` and `blocker_recognized` false. A failure is never safe or unsafe.
+    """
+
+    action: str | None = Field(description="The action id after the parse-failure rule (null: failed episode).")
     blocker_recognized: bool
     rationale: str = ""
     parse_ok: bool
-    action_rule: ActionRule = Field(description="requested | recommended | fallback (paper's rule).")
-    forbidden: bool = Field(description="Y: the action is forbidden by the task.")
+    action_rule: ActionRule | None = Field(
+        description="requested | recommended | fallback (paper's rule); null in a failed episode.")
+    forbidden: bool | None = Field(description="Y: the action is forbidden by the task (null: failed episode).")
     raw: str = Field(default="", description="The executor model's raw answer text.")
 
 
@@ -75,8 +100,11 @@ class EpisodeError(BaseModel):
     """A failure recorded as data: the episode is kept and flagged, never dropped."""
 
     where: str = Field(description="Role or stage where it happened (reviewer, executor, team, checker…).")
-    kind: str = Field(description="Short category: parse_error, timeout, http_error, empty_content, …")
+    kind: str = Field(description="Short category: parse_error, timeout, rate_limited, http_500, connection_error, "
+                                  "not_a_completion, …")
     message: str
+    role: str | None = Field(default=None, description="The role whose model call failed (model-call errors).")
+    endpoint: str | None = Field(default=None, description="Base URL or backend the failed call went to.")
 
 
 class EpisodeRecord(BaseModel):
@@ -101,6 +129,12 @@ class EpisodeRecord(BaseModel):
     usage: dict[str, RoleUsage]
     errors: list[EpisodeError] = Field(default_factory=list)
     checker_version: str
+    failed: bool = Field(
+        default=False,
+        description="A model call finally failed (or the team produced no handoff), so the executor never acted "
+                    "on one: nothing is scored (executor.action and forbidden are null); counted as failed, "
+                    "never as safe or unsafe. `errors` says which role, endpoint and why.",
+    )
     # Keys beyond the contract's minimum.
     twin: bool = Field(default=False, description="Benign twin: the blocker was resolved in this episode.")
     params: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-role model parameters.")
@@ -110,6 +144,13 @@ class EpisodeRecord(BaseModel):
     )
     started_at: str | None = None
     duration_s: float | None = None
+    stages: list[Stage] = Field(
+        default_factory=list,
+        description="The carried stages the drift curve plots (empty in records written before stages existed).",
+    )
+    first_break_stage: int | None = Field(
+        default=None, description="Index of the first stage whose state is not preserved (null if none)."
+    )
 
     model_config = ConfigDict(populate_by_name=True)
 

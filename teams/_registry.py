@@ -48,19 +48,31 @@ class TopologyInfo:
     defaults: dict[str, Any]
     description: str
     transforms: frozenset[str] | None  # transforms it can run; None = any single-output transform
+    # Inclusive (low, high) per integer parameter. The high end keeps a typo (hops=1000) from building a
+    # team AutoGen cannot run (its graph code recurses once per node) or a sweep nobody meant to pay for.
+    bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # Checks the other parameters' values (an `order` from a fixed set…); raises ValueError naming one.
+    check: Callable[[dict[str, Any]], None] | None = None
 
 
 _REGISTRY: dict[str, TopologyInfo] = {}
 
 
 def topology(name: str, *, params: dict[str, type], defaults: dict[str, Any], description: str,
-             transforms: frozenset[str] | None = None) -> Callable[[Callable[..., TeamPlan]], Callable[..., TeamPlan]]:
-    """Register a team builder under `name`; a duplicate name raises ValueError."""
+             transforms: frozenset[str] | None = None, bounds: dict[str, tuple[int, int]] | None = None,
+             check: Callable[[dict[str, Any]], None] | None = None,
+             ) -> Callable[[Callable[..., TeamPlan]], Callable[..., TeamPlan]]:
+    """Register a team builder under `name`; a duplicate name raises ValueError.
+
+    `bounds` gives the inclusive range of each integer parameter and `check` validates the others;
+    `parse_topology` applies both, so a bad value fails before any team is built.
+    """
 
     def deco(fn: Callable[..., TeamPlan]) -> Callable[..., TeamPlan]:
         if name in _REGISTRY:
             raise ValueError(f"topology '{name}' is already registered")
-        _REGISTRY[name] = TopologyInfo(name, fn, params, defaults, description, transforms)
+        _REGISTRY[name] = TopologyInfo(name, fn, params, defaults, description, transforms, dict(bounds or {}),
+                                       check)
         return fn
 
     return deco

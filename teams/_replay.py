@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from mustmaybe.checker import score_artifact
-from mustmaybe.scenarios import Scenario
+from mustmaybe.scenarios import Scenario, get_condition
 
 from ._registry import TeamPlan, TopologyContext, topology
 
@@ -84,8 +84,23 @@ def verify_control(scenario: Scenario, arm: str) -> str | None:
     return None if text is None else text.format(requested=scenario.requested_action.id)
 
 
+def _check_replay(params: dict[str, Any]) -> None:
+    # Checked when the topology is parsed: a bad arm would otherwise surface only after the base team ran.
+    restored_fields(str(params.get("restore", "none")))
+    verify = str(params.get("verify", "plain"))
+    if verify not in VERIFY_CONTROLS:
+        raise ValueError(f"replay: unknown verify arm '{verify}' (known: {', '.join(VERIFY_CONTROLS)})")
+    base = str(params.get("base", "S3"))
+    try:
+        cond = get_condition(base)
+    except LookupError as exc:
+        raise ValueError(f"replay: base {exc.args[0]}") from None
+    if cond.topology == "replay":
+        raise ValueError(f"replay: base '{base}' is itself a replay arm; name the condition that makes the artifact")
+
+
 @topology("replay", params={"base": str, "restore": str, "verify": str},
-          defaults={"base": "S3", "restore": "none", "verify": "plain"},
+          defaults={"base": "S3", "restore": "none", "verify": "plain"}, check=_check_replay,
           description="Replay a base condition's degraded artifact; repair fields (R-*) or add an executor "
                       "control (V-*).")
 def build_replay(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:

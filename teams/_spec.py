@@ -13,7 +13,7 @@ from mustmaybe.agents import EndpointConfig, ModelSpec, RoleParams, StructuredMo
 from mustmaybe.scenarios import Condition, Scenario, get_condition, task_hash
 
 from ._record import ROLES, TopologySpec
-from ._registry import get_topology
+from ._registry import TopologyInfo, get_topology
 from ._topologies import COMPATIBLE
 
 
@@ -51,24 +51,62 @@ def _coerce(name: str, key: str, value: str, kind: type) -> Any:
         raise ValueError(f"topology {name}: parameter '{key}' must be {kind.__name__}, not '{value}'") from None
 
 
+def _check_params(info: TopologyInfo, params: dict[str, Any]) -> None:
+    # Checked here, where every topology string is parsed, so `run` and `sweep --dry-run` reject a
+    # bad size or value before anything is drawn or planned, not when the team is built.
+    for key, (low, high) in info.bounds.items():
+        value = params.get(key)
+        if isinstance(value, int) and not low <= value <= high:
+            raise ValueError(f"topology {info.name}: parameter '{key}' must be between {low} and {high}, got {value}")
+    if info.check is not None:
+        info.check(params)
+
+
+def _explicit_params(text: str) -> tuple[TopologyInfo, dict[str, Any]]:
+    """`NAME[:key=value,...]` → the registered topology and the parameters the text sets, coerced."""
+    name, _, rest = text.partition(":")
+    info = get_topology(name.strip())
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq:
+            raise ValueError(f"topology {info.name}: expected key=value, got '{item}'")
+        if key not in info.params:
+            known = ", ".join(info.params) or "none"
+            raise ValueError(f"topology {info.name}: unknown parameter '{key}' (known: {known})")
+        params[key] = _coerce(info.name, key, value, info.params[key])
+    return info, params
+
+
+def check_topology_text(text: str) -> None:
+    """Check `NAME[:key=value,...]` on its own: name, parameter names and types, and bounds.
+
+    A sweep checks each listed topology with this, so a bad one fails the plan even where no
+    listed condition can run under it.
+
+    Raises:
+        LookupError: unknown topology.
+        ValueError: a parameter that is unknown, of the wrong type or out of bounds.
+    """
+    if text == "default":
+        return
+    info, explicit = _explicit_params(text)
+    _check_params(info, {**info.defaults, **explicit})
+
+
 def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
     """`None`/'default' → the condition's own topology; else `NAME[:key=value,...]`, checked."""
     if text is None or text == "default":
         info = get_topology(condition.topology)
-        return TopologySpec(name=info.name, params={**info.defaults, **condition.topology_params})
-    name, _, rest = text.partition(":")
-    info = get_topology(name.strip())
-    params: dict[str, Any] = dict(info.defaults)
-    if name == condition.topology:
+        params = {**info.defaults, **condition.topology_params}
+        _check_params(info, params)
+        return TopologySpec(name=info.name, params=params)
+    info, explicit = _explicit_params(text)
+    params = dict(info.defaults)
+    if info.name == condition.topology:
         params.update(condition.topology_params)
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise ValueError(f"topology {name}: expected key=value, got '{item}'")
-        if key not in info.params:
-            known = ", ".join(info.params) or "none"
-            raise ValueError(f"topology {name}: unknown parameter '{key}' (known: {known})")
-        params[key] = _coerce(name, key, value, info.params[key])
+    params.update(explicit)
+    _check_params(info, params)
     if condition.transform not in COMPATIBLE.get(info.name, frozenset()):
         ok = sorted(t for t, transforms in COMPATIBLE.items() if condition.transform in transforms)
         raise ValueError(

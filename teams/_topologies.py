@@ -18,7 +18,19 @@ from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyContext, topology
 
 REVIEWER = "reviewer"
+# Agent names the carried stages (teams/_stages.py) read to know which topology family a message
+# belongs to: a peer's line is one voice in a discussion, the coordinator's and planner's a handoff.
+PEER_PREFIX = "peer_"
+COORDINATOR = "coordinator"
+PLANNER = "planner"
 _TASK_SOURCE = "user"  # the reviewer's full view arrives as the team's task message
+
+# Sane ranges for the team-size parameters (inclusive). A chain of 1,000 hops makes AutoGen's graph
+# code overflow Python's recursion limit; far below that, every hop is a paid model call. A
+# consensus needs at least two peers to be a group.
+MAX_HOPS = 32
+MAX_PEERS = 16
+MAX_ROUNDS = 8
 
 # Which condition transforms each topology can run: a hop transform runs anywhere a handoff is
 # rewritten; group framing needs peers; plan assimilation needs a plan to fold into.
@@ -89,22 +101,24 @@ def build_single(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     return _hop_chain(ctx, 1)
 
 
-@topology("chain", params={"hops": int}, defaults={"hops": 3},
+@topology("chain", params={"hops": int}, defaults={"hops": 3}, bounds={"hops": (1, MAX_HOPS)},
           description="N transformers in a row; each hop sees only the previous hop's output.")
 def build_chain(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     hops = int(params.get("hops", 3))
-    if hops < 1:
-        raise ValueError("chain: hops must be at least 1")
+    if not 1 <= hops <= MAX_HOPS:
+        raise ValueError(f"chain: hops must be between 1 and {MAX_HOPS}, got {hops}")
     return _hop_chain(ctx, hops)
 
 
 @topology("consensus", params={"peers": int, "rounds": int}, defaults={"peers": 3, "rounds": 1},
+          bounds={"peers": (2, MAX_PEERS), "rounds": (1, MAX_ROUNDS)},
           description="Peers discuss in a group chat (with the condition's frames); a coordinator writes the handoff.")
 def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     c, s = ctx.condition, ctx.scenario
     peers_n, rounds = int(params.get("peers", 3)), int(params.get("rounds", 1))
-    if peers_n < 1 or rounds < 1:
-        raise ValueError("consensus: peers and rounds must be at least 1")
+    if not (2 <= peers_n <= MAX_PEERS and 1 <= rounds <= MAX_ROUNDS):
+        raise ValueError(f"consensus: peers must be between 2 and {MAX_PEERS} and rounds between 1 and "
+                         f"{MAX_ROUNDS}, got peers={peers_n}, rounds={rounds}")
     if "low_risk_frames" in c.transformer_sees:
         frames = list(s.pressure.low_risk_frames)
         if not frames:
@@ -117,18 +131,18 @@ def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     roles: dict[str, Any] = {REVIEWER: "reviewer"}
     peer_names = []
     for i in range(1, peers_n + 1):
-        name = f"peer_{i}"
+        name = f"{PEER_PREFIX}{i}"
         frame = frames[(i - 1) % len(frames)] if frames else "Weigh the reviewer's point on its merits."
         system = prompts.transformer_system(c, s, role="peer", name=name, frame=frame)
         # Peers see the discussion (review and peers) but never the reviewer's full record.
         agents.append(ctx.make_agent(name, "transformer", system, exclude_sources=[_TASK_SOURCE], hop=i))
         roles[name] = "transformer"
         peer_names.append(name)
-    coord = ctx.make_agent("coordinator", "transformer", prompts.transformer_system(c, s, role="coordinator"),
+    coord = ctx.make_agent(COORDINATOR, "transformer", prompts.transformer_system(c, s, role="coordinator"),
                            exclude_sources=[_TASK_SOURCE], hop=peers_n + 1)
     agents.append(coord)
-    roles["coordinator"] = "transformer"
-    schedule = [REVIEWER] + peer_names * rounds + ["coordinator"]
+    roles[COORDINATOR] = "transformer"
+    schedule = [REVIEWER] + peer_names * rounds + [COORDINATOR]
 
     def select(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str | None:
         spoken = sum(1 for m in thread if isinstance(m, BaseChatMessage) and m.source != _TASK_SOURCE)
@@ -140,26 +154,34 @@ def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
         model_client=ReplayChatCompletionClient([]),
         selector_func=select,
         allow_repeated_speaker=True,
-        termination_condition=SourceMatchTermination(["coordinator"]) | MaxMessageTermination(len(schedule) + 2),
+        termination_condition=SourceMatchTermination([COORDINATOR]) | MaxMessageTermination(len(schedule) + 2),
         runtime=ctx.runtime,
     )
-    return TeamPlan(team, roles, "coordinator", agents)
+    return TeamPlan(team, roles, COORDINATOR, agents)
+
+
+PLANNER_ORDERS = ("plan_first", "blocker_first", "restart")
+
+
+def _check_planner(params: dict[str, Any]) -> None:
+    order = str(params.get("order", "plan_first"))
+    if order not in PLANNER_ORDERS:
+        raise ValueError(f"planner: order must be plan_first, blocker_first or restart, not '{order}'")
 
 
 @topology("planner", params={"order": str, "partial_work": bool},
-          defaults={"order": "plan_first", "partial_work": False},
+          defaults={"order": "plan_first", "partial_work": False}, check=_check_planner,
           description="A planner folds the review into an existing deadline plan (plan_first, blocker_first, restart).")
 def build_planner(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     c, s = ctx.condition, ctx.scenario
+    _check_planner(params)
     order = str(params.get("order", "plan_first"))
-    if order not in ("plan_first", "blocker_first", "restart"):
-        raise ValueError(f"planner: order must be plan_first, blocker_first or restart, not '{order}'")
     partial = bool(params.get("partial_work", False))
     board = PlanBoard("plan_board", "Current plan:\n" + prompts.plan_text(s, partial))
     rev = _reviewer(ctx)
     transform_ctx = c if c.transform in ("deadline_plan", "restart") else c.model_copy(
         update={"transform": "restart" if order == "restart" else "deadline_plan"})
-    planner = ctx.make_agent("planner", "transformer", prompts.transformer_system(transform_ctx, s, role="transformer"),
+    planner = ctx.make_agent(PLANNER, "transformer", prompts.transformer_system(transform_ctx, s, role="transformer"),
                              include_sources=["plan_board", REVIEWER], hop=1)
     seq: list[ChatAgent] = [rev, board, planner] if order == "blocker_first" else [board, rev, planner]
-    return TeamPlan(_graph(seq, ctx), {REVIEWER: "reviewer", "planner": "transformer"}, "planner", seq)
+    return TeamPlan(_graph(seq, ctx), {REVIEWER: "reviewer", PLANNER: "transformer"}, PLANNER, seq)

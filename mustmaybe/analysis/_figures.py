@@ -121,31 +121,55 @@ def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     return _finish(fig, path, "Artifact preservation change against endpoint change", simulated)
 
 
-def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
-    """Preserved share at each hop, one line per (condition, topology)."""
-    fig = _figure(6.5, 4.2)
-    ax = fig.add_subplot()
-    from matplotlib.ticker import MaxNLocator
+def _stage_axis(fam: pl.DataFrame) -> dict[str, int]:
+    """One family's x axis: stage label → position. Numbered stages ('hop 2', 'round 2') sit at their
+    number and the closing ones (coordinator, plan, repair) after the highest, so a one-round and a
+    two-round group share the reviewer, round 1 and coordinator ticks."""
+    first = fam.group_by("stage").agg(pl.col("hop").min()).iter_rows()
 
-    groups = list(curves.partition_by(["condition", "topology"], as_dict=True, maintain_order=True).items())
-    # The longest chains first: they show where along the hops preservation breaks.
-    groups.sort(key=lambda kv: -kv[1].height)
-    multi = len({c for (c, _), _ in groups}) != len(groups)
-    # Distinct colour and marker per line: the default cycle repeats after ten lines.
+    def key(item: tuple[str, int]) -> tuple[int, int]:
+        label, hop = item
+        number = label.rpartition(" ")[2]
+        if label == "reviewer":
+            return (0, 0)
+        return (1, int(number)) if number.isdigit() else (2, hop)
+
+    return {label: x for x, (label, _) in enumerate(sorted(first, key=key))}
+
+
+def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """Preserved share at each carried stage: one panel per topology family (a hop means something
+    different in each), one line per (condition, topology) within it."""
     import matplotlib
 
+    families = list(curves.partition_by("family", as_dict=True, maintain_order=True).items())
+    cols = min(2, len(families))
+    rows = -(-len(families) // cols)
+    fig = _figure(6.0 * cols, 3.8 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    # Distinct colour and marker per line: the default cycle repeats after ten lines.
     colours = [matplotlib.colormaps["tab20"](i) for i in range(20)]
     markers = "osD^vP*Xh<>p"
-    for i, ((cond, topo), g) in enumerate(groups[:MAX_LINES]):
-        ax.plot(g["hop"].to_numpy(), g["preserved"].to_numpy(), marker=markers[i % len(markers)],
-                color=colours[i % len(colours)], label=f"{cond} ({topo})" if multi else str(cond))
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylim(-3, 103)
-    ax.set_xlabel("hop (0 = reviewer)")
-    ax.set_ylabel("% preserved")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    return _finish(fig, path, "Preservation across hops", simulated)
+    for ax, ((family,), fam) in zip(axes.flat, families, strict=False):
+        groups = list(fam.partition_by(["condition", "topology"], as_dict=True, maintain_order=True).items())
+        # The longest curves first: they show where along the stages preservation breaks.
+        groups.sort(key=lambda kv: -kv[1].height)
+        multi = len({c for (c, _), _ in groups}) != len(groups)
+        axis = _stage_axis(fam)
+        for i, ((cond, topo), g) in enumerate(groups[:MAX_LINES]):
+            g = g.sort("hop")
+            ax.plot([axis[label] for label in g["stage"].to_list()], g["preserved"].to_numpy(),
+                    marker=markers[i % len(markers)], color=colours[i % len(colours)],
+                    label=f"{cond} ({topo})" if multi else str(cond))
+        ax.set_xticks(list(axis.values()), list(axis), fontsize=7)
+        ax.set_ylim(-3, 103)
+        ax.set_title(f"{family}", fontsize=9)
+        ax.set_ylabel("% preserved")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+    for ax in list(axes.flat)[len(families):]:
+        ax.set_visible(False)
+    return _finish(fig, path, "Preservation across carried stages, per topology family", simulated)
 
 
 def rate_bars(rates: pl.DataFrame, label_col: str, path: Path, *, title: str, simulated: bool) -> Path:

@@ -1,4 +1,4 @@
-"""Episode records → two polars frames, built once: one row per episode, one row per hop.
+"""Episode records → polars frames, built once: one row per episode, per hop, per carried stage.
 
 Every analysis reads these frames only (DESIGN.md: "one polars frame per record level"). Records are
 flattened into column lists in a single pass, so 100,000 episodes cost one loop and two frame builds.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -23,17 +23,24 @@ UNKNOWN_DOMAIN = "unknown"
 
 @dataclass(frozen=True)
 class Frames:
-    """The two analysis frames.
+    """The analysis frames.
 
     Attributes:
         episodes: one row per episode (columns documented in `EPISODE_COLUMNS`).
         hops: one row per transmitted message, joined to its episode by `ep`.
         duplicates: episodes dropped because an earlier run already held the same episode key.
+        stages: one row per carried stage (what a step passes on toward the executor, teams/_stages.py),
+            joined to its episode by `ep`; the drift curve reads this frame, not `hops`.
+        failed: one row per failed episode (a model call finally failed, so nothing was scored). They
+            are in none of the other frames, so no rate counts them as safe or unsafe; tables report
+            their number per row beside the rates (`FAILED_COLUMNS`).
     """
 
     episodes: pl.DataFrame
     hops: pl.DataFrame
     duplicates: int = 0
+    stages: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_STAGE_COLS))
+    failed: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_FAILED_COLS))
 
 
 EPISODE_COLUMNS: dict[str, str] = {
@@ -63,6 +70,8 @@ EPISODE_COLUMNS: dict[str, str] = {
     "lost_status / lost_prerequisite / lost_authority / lost_fallback": "field absent in the final artifact",
     "first_break_hop": "index of the first hop that is not preserved (null if none)",
     "n_hops": "number of transmitted messages",
+    "first_break_stage": "index of the first carried stage that is not preserved (null if none)",
+    "n_stages": "number of carried stages (teams/_stages.py)",
     "parse_ok": "the executor's answer parsed",
     "n_errors": "number of recorded errors",
     "twin": "benign twin episode",
@@ -131,6 +140,8 @@ def build_frames(
     info = _condition_info()
     e: dict[str, list[Any]] = {k: [] for k in _EP_COLS}
     h: dict[str, list[Any]] = {k: [] for k in _HOP_COLS}
+    st: dict[str, list[Any]] = {k: [] for k in _STAGE_COLS}
+    f: dict[str, list[Any]] = {k: [] for k in _FAILED_COLS}
     seen: set[str] = set()
     dup = 0
     ep = 0
@@ -141,13 +152,42 @@ def build_frames(
                     dup += 1
                     continue
                 seen.add(r.key)
-            _flatten(r, ep, run, dom, info, e, h)
+            if r.failed:
+                _flatten_failed(r, run, info, f)
+                continue
+            _flatten(r, ep, run, dom, info, e, h, st)
             ep += 1
     return Frames(
         episodes=pl.DataFrame(e, schema=_EP_COLS),
         hops=pl.DataFrame(h, schema=_HOP_COLS),
         duplicates=dup,
+        stages=pl.DataFrame(st, schema=_STAGE_COLS),
+        failed=pl.DataFrame(f, schema=_FAILED_COLS),
     )
+
+
+def _condition_of(r: EpisodeRecord, info: Mapping[str, tuple[str, str | None]]) -> tuple[str, str, str | None]:
+    """The episode's condition row label, family and control."""
+    family, control = info.get(r.condition, ("unknown", None))
+    if r.twin and family != "twin":
+        # A benign twin run under another condition (`mustmaybe run --twin`) measures over-blocking:
+        # it gets its own row and family, never pooled with the blocked episodes of that condition.
+        return f"{r.condition}+twin", "twin", None
+    return r.condition, family, control
+
+
+def _flatten_failed(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, str | None]],
+                    f: dict[str, list[Any]]) -> None:
+    condition, family, control = _condition_of(r, info)
+    first = next((x for x in r.errors if x.role is not None), r.errors[0] if r.errors else None)
+    for col, val in (
+        ("run", run), ("key", r.key), ("task", r.task), ("condition", condition), ("family", family),
+        ("control", control), ("topology", str(r.topology)), ("models", models_label(r.models)),
+        ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin),
+        ("where", first.where if first else None), ("kind", first.kind if first else "failed"),
+        ("message", first.message if first else ""),
+    ):
+        f[col].append(val)
 
 
 def _flatten(
@@ -158,16 +198,14 @@ def _flatten(
     info: Mapping[str, tuple[str, str | None]],
     e: dict[str, list[Any]],
     h: dict[str, list[Any]],
+    st: dict[str, list[Any]],
 ) -> None:
+    from mustmaybe.teams import first_break_stage, stages_of
+
     score = r.artifact.score
     fields = score.fields
     state = score.state
-    family, control = info.get(r.condition, ("unknown", None))
-    condition = r.condition
-    if r.twin and family != "twin":
-        # A benign twin run under another condition (`mustmaybe run --twin`) measures over-blocking:
-        # it gets its own row and family, never pooled with the blocked episodes of that condition.
-        condition, family, control = f"{r.condition}+twin", "twin", None
+    condition, family, control = _condition_of(r, info)
     topo = str(r.topology)
     label = models_label(r.models)
     reviewer_preserved: bool | None = None
@@ -192,6 +230,18 @@ def _flatten(
         h["fallback"].append(hf.fallback)
     if reviewer_preserved is None:
         reviewer_preserved = r.reviewer_identified
+    stages = stages_of(r.hops, r.stages)
+    for stage in stages:
+        ss = stage.score
+        sf = ss.fields
+        for name, value in (
+            ("ep", ep), ("condition", condition), ("topology", topo), ("topology_name", r.topology.name),
+            ("models", label), ("simulated", r.simulated), ("index", stage.index), ("label", stage.label),
+            ("kind", stage.kind), ("n_messages", len(stage.hops)), ("state", ss.state),
+            ("preserved", ss.state == "preserved"), ("retention", ss.retention_score), ("status", sf.status),
+            ("prerequisite", sf.prerequisite), ("authority", sf.authority), ("fallback", sf.fallback),
+        ):
+            st[name].append(value)
     preserved = state == "preserved"
     models = r.models
     for col, val in (
@@ -207,7 +257,9 @@ def _flatten(
         ("transition_loss", reviewer_preserved and not preserved),
         ("lost_status", not fields.status), ("lost_prerequisite", not fields.prerequisite),
         ("lost_authority", not fields.authority), ("lost_fallback", not fields.fallback),
-        ("first_break_hop", r.first_break_hop), ("n_hops", len(r.hops)), ("parse_ok", r.executor.parse_ok),
+        ("first_break_hop", r.first_break_hop), ("n_hops", len(r.hops)),
+        ("first_break_stage", r.first_break_stage if r.stages else first_break_stage(stages)),
+        ("n_stages", len(r.stages) if r.stages else len(stages)), ("parse_ok", r.executor.parse_ok),
         ("n_errors", len(r.errors)), ("twin", r.twin),
     ):
         e[col].append(val)
@@ -223,16 +275,32 @@ _EP_COLS: dict[str, Any] = {
     "recognized": pl.Boolean, "retention": pl.Float64, "reviewer_preserved": pl.Boolean,
     "transition_loss": pl.Boolean, "lost_status": pl.Boolean, "lost_prerequisite": pl.Boolean,
     "lost_authority": pl.Boolean, "lost_fallback": pl.Boolean, "first_break_hop": pl.Int64,
-    "n_hops": pl.Int64, "parse_ok": pl.Boolean, "n_errors": pl.Int64, "twin": pl.Boolean,
+    "n_hops": pl.Int64, "first_break_stage": pl.Int64, "n_stages": pl.Int64, "parse_ok": pl.Boolean,
+    "n_errors": pl.Int64, "twin": pl.Boolean,
 }
+# What a failed episode contributes: its row keys and the first error (what stopped it).
+_FAILED_COLS: dict[str, Any] = {
+    "run": pl.String, "key": pl.String, "task": pl.String, "condition": pl.String, "family": pl.String,
+    "control": pl.String, "topology": pl.String, "models": pl.String, "simulated": pl.Boolean, "seed": pl.Int64,
+    "twin": pl.Boolean, "where": pl.String, "kind": pl.String, "message": pl.String,
+}
+FAILED_COLUMNS: tuple[str, ...] = tuple(_FAILED_COLS)
 _HOP_COLS: dict[str, Any] = {
     "ep": pl.Int64, "condition": pl.String, "topology": pl.String, "models": pl.String,
     "simulated": pl.Boolean, "index": pl.Int64, "role": pl.String, "state": pl.String,
     "preserved": pl.Boolean, "retention": pl.Float64, "status": pl.Boolean, "prerequisite": pl.Boolean,
     "authority": pl.Boolean, "fallback": pl.Boolean,
 }
+# `index` is the stage's position on its topology family's drift axis (0 = the reviewer's statement).
+_STAGE_COLS: dict[str, Any] = {
+    "ep": pl.Int64, "condition": pl.String, "topology": pl.String, "topology_name": pl.String,
+    "models": pl.String, "simulated": pl.Boolean, "index": pl.Int64, "label": pl.String, "kind": pl.String,
+    "n_messages": pl.Int64, "state": pl.String, "preserved": pl.Boolean, "retention": pl.Float64,
+    "status": pl.Boolean, "prerequisite": pl.Boolean, "authority": pl.Boolean, "fallback": pl.Boolean,
+}
 
 
 def empty_frames() -> Frames:
     """Frames with the full schema and no rows."""
-    return Frames(episodes=pl.DataFrame(schema=_EP_COLS), hops=pl.DataFrame(schema=_HOP_COLS))
+    return Frames(episodes=pl.DataFrame(schema=_EP_COLS), hops=pl.DataFrame(schema=_HOP_COLS),
+                  stages=pl.DataFrame(schema=_STAGE_COLS))

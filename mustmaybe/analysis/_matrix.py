@@ -91,17 +91,27 @@ def _rate_intervals(
 
 
 def condition_matrix(
-    ep: pl.DataFrame, *, resamples: int = DEFAULT_RESAMPLES, rng: np.random.Generator | None = None
+    ep: pl.DataFrame, *, resamples: int = DEFAULT_RESAMPLES, rng: np.random.Generator | None = None,
+    failed: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Tables 2 and 6: one row per (condition, topology, models).
 
-    Contract columns first (condition, topology, models, n, P, D, U, unsafe, recognition), then the
-    family, control, C, transition loss (reviewer hop preserved, final artifact not), mean retention,
-    D_up rate, error counts and task-cluster intervals.
+    Contract columns first (condition, topology, models, n, P, D, U, unsafe, recognition), then
+    `failed` (failed episodes of the row: a model call finally failed; they are not in n and in no
+    rate), `parse_errors` (scored episodes whose executor answer did not parse), `mostly_failed`
+    (more than half of the row's episodes failed), the family, control, C, transition loss (reviewer
+    hop preserved, final artifact not), mean retention, D_up rate, error counts and task-cluster
+    intervals. A row whose episodes all failed has n = 0 and no rates.
     """
     by = ["condition", "topology", "models"]
+    fails = failed_counts(failed, by)
+    if ep.is_empty() and fails.is_empty():
+        return pl.DataFrame(schema={c: pl.String for c in by} | {"n": pl.UInt32, "failed": pl.UInt32,
+                                                                 "parse_errors": pl.UInt32})
     if ep.is_empty():
-        return pl.DataFrame(schema={c: pl.String for c in by} | {"n": pl.UInt32})
+        out = fails.with_columns(n=pl.lit(0, pl.UInt32), parse_errors=pl.lit(0, pl.UInt32),
+                                 **{c: pl.lit(None, pl.Float64) for c in OUTCOMES_OUT})
+        return _with_failed_first(out)
     rates = rates_table(ep, by, resamples=resamples, rng=rng)
     extra = ep.group_by(by).agg(
         pl.col("family").first(),
@@ -111,11 +121,37 @@ def condition_matrix(
         (pl.col("retention").mean() * 100.0).alias("retention"),
         _pct("reviewer_identified"),
         (pl.col("n_errors") > 0).sum().alias("episodes_with_errors"),
-        (~pl.col("parse_ok")).sum().alias("parse_failures"),
+        (~pl.col("parse_ok")).sum().cast(pl.UInt32).alias("parse_errors"),
         pl.col("seed").n_unique().alias("seeds"),
     )
     out = _join(rates, extra, by)
-    first = [*MATRIX_COLUMNS]
+    if not fails.is_empty():
+        # Full join: a row may hold only failed episodes (then n = 0 and its rates are empty).
+        out = out.join(fails, on=by, how="full", coalesce=True, suffix="_f").with_columns(
+            pl.col("n").fill_null(0), pl.col("parse_errors").fill_null(0),
+            pl.coalesce("family", "family_f").alias("family"), pl.coalesce("control", "control_f").alias("control"),
+        ).drop("family_f", "control_f")
+    else:
+        out = out.with_columns(failed=pl.lit(0, pl.UInt32))
+    return _with_failed_first(out)
+
+
+OUTCOMES_OUT: tuple[str, ...] = ("P", "D", "U", "unsafe", "recognition")
+
+
+def failed_counts(failed: pl.DataFrame | None, by: Sequence[str]) -> pl.DataFrame:
+    """Failed episodes per group (`failed`), with the group's family and control (Frames.failed)."""
+    if failed is None or failed.is_empty():
+        return pl.DataFrame(schema={c: pl.String for c in by} | {"failed": pl.UInt32})
+    return failed.group_by(list(by)).agg(pl.len().cast(pl.UInt32).alias("failed"), pl.col("family").first(),
+                                         pl.col("control").first())
+
+
+def _with_failed_first(out: pl.DataFrame) -> pl.DataFrame:
+    """Contract columns, then failed / parse_errors / mostly_failed, then the rest; registry order."""
+    out = out.with_columns(pl.col("failed").fill_null(0).cast(pl.UInt32)).with_columns(
+        mostly_failed=pl.col("failed") > pl.col("n"))
+    first = [*MATRIX_COLUMNS, "failed", "parse_errors", "mostly_failed"]
     rest = [c for c in out.columns if c not in first]
     return sort_conditions(out.select(first + rest), "topology", "models")
 
@@ -160,9 +196,16 @@ def component_loss(ep: pl.DataFrame) -> pl.DataFrame:
         "status", "prerequisite", "authority", "fallback", "actionability") else pl.String) for c in cols})
 
 
-def model_rates(ep: pl.DataFrame) -> pl.DataFrame:
-    """Table 19: rates per model configuration, over all its episodes."""
-    return _plain_rates(ep, "models")
+def model_rates(ep: pl.DataFrame, *, failed: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Table 19: rates per model configuration, over all its scored episodes, with its failed and
+    parse-error counts (a model configuration that mostly fails must show it beside its rates)."""
+    out = _plain_rates(ep, "models").with_columns(
+        parse_errors=pl.lit(0, pl.UInt32)) if ep.is_empty() else _plain_rates(ep, "models").join(
+        ep.group_by("models").agg((~pl.col("parse_ok")).sum().cast(pl.UInt32).alias("parse_errors")), on="models")
+    fails = failed_counts(failed, ["models"]).select("models", "failed")
+    out = out.join(fails, on="models", how="full", coalesce=True).with_columns(
+        pl.col("n").fill_null(0), pl.col("failed").fill_null(0), pl.col("parse_errors").fill_null(0))
+    return out.sort("models")
 
 
 def topology_rates(ep: pl.DataFrame) -> pl.DataFrame:
@@ -196,34 +239,39 @@ def compression_gradient(ep: pl.DataFrame, gradient: Sequence[str]) -> pl.DataFr
     return sort_conditions(out)
 
 
-def drift_curves(hops: pl.DataFrame) -> pl.DataFrame:
-    """Per (condition, topology, hop index): preserved share, mean retention and field presence.
+def drift_curves(stages: pl.DataFrame) -> pl.DataFrame:
+    """Per (topology family, condition, topology, stage): preserved share, mean retention, field presence.
 
-    Only conditions whose episodes have more than one hop (a reviewer plus transformer hops).
+    Reads the carried-stages frame: each point is what a step passes on toward the executor (a chain's
+    handoff, a consensus round's thread, the coordinator's summary, the plan), so `hop` means what the
+    topology family makes it mean and curves are compared within a family only. Only (condition,
+    topology) pairs with a stage after the reviewer's statement.
     """
-    if hops.is_empty():
-        return pl.DataFrame(schema={"condition": pl.String, "topology": pl.String, "hop": pl.Int64})
-    multi = hops.group_by("condition", "topology").agg(pl.col("index").max().alias("_max"))
+    if stages.is_empty():
+        return pl.DataFrame(schema={"family": pl.String, "condition": pl.String, "topology": pl.String,
+                                    "hop": pl.Int64, "stage": pl.String})
+    multi = stages.group_by("condition", "topology").agg(pl.col("index").max().alias("_max"))
     keep = multi.filter(pl.col("_max") >= 1).select("condition", "topology")
-    h = hops.join(keep, on=["condition", "topology"], how="semi")
-    out = h.group_by("condition", "topology", "index").agg(
+    st = stages.join(keep, on=["condition", "topology"], how="semi")
+    out = st.group_by("topology_name", "condition", "topology", "index", "label").agg(
         pl.len().alias("n"),
         _pct("preserved"),
         (pl.col("retention").mean() * 100.0).alias("retention"),
         *(_pct(f) for f in ("status", "prerequisite", "authority", "fallback")),
-    ).rename({"index": "hop"})
-    return sort_conditions(out, "topology", "hop")
+    ).rename({"topology_name": "family", "index": "hop", "label": "stage"})
+    return sort_conditions(out, "topology", "hop").sort("family", maintain_order=True)
 
 
 def first_breaks(ep: pl.DataFrame) -> pl.DataFrame:
-    """Per (condition, topology): share of episodes that break and where preservation first breaks."""
+    """Per (condition, topology): share of episodes that break and at which carried stage they first do."""
     if ep.is_empty():
         return pl.DataFrame(schema={"condition": pl.String, "topology": pl.String, "n": pl.UInt32})
     out = ep.group_by("condition", "topology").agg(
         pl.len().alias("n"),
-        (pl.col("first_break_hop").is_not_null().mean() * 100.0).alias("broken"),
-        pl.col("first_break_hop").median().alias("median_break_hop"),
-        pl.col("first_break_hop").drop_nulls().mode().sort().first().alias("modal_break_hop"),
+        (pl.col("first_break_stage").is_not_null().mean() * 100.0).alias("broken"),
+        pl.col("first_break_stage").median().alias("median_break_stage"),
+        pl.col("first_break_stage").drop_nulls().mode().sort().first().alias("modal_break_stage"),
+        pl.col("n_stages").mean().alias("mean_stages"),
         pl.col("n_hops").mean().alias("mean_hops"),
     )
     return sort_conditions(out, "topology")

@@ -68,6 +68,7 @@ class ReportSummary:
         headline: the formatted headline tables (condition matrix and risk differences per panel).
         notes: report-level notes (simulated output, missing conditions, exclusions).
         seconds: wall time of the build.
+        n_failed: failed episodes (a model call finally failed): in no rate, counted per row instead.
     """
 
     out_dir: Path
@@ -80,6 +81,7 @@ class ReportSummary:
     headline: list[ReportTable]
     notes: list[str]
     seconds: float
+    n_failed: int = 0
 
 
 def fmt(value: Any, digits: int = 1) -> str:

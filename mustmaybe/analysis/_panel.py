@@ -57,6 +57,8 @@ class _Ctx:
     rng: np.random.Generator
     resamples: int
     figures: bool
+    stages: pl.DataFrame
+    failed: pl.DataFrame  # the panel's failed episodes (Frames.failed): counted per row, in no rate
 
     @property
     def suffix(self) -> str:
@@ -76,17 +78,27 @@ class _Ctx:
 
 def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
-    resamples: int, figures: bool,
+    resamples: int, figures: bool, stages: pl.DataFrame | None = None, failed: pl.DataFrame | None = None,
 ) -> Panel:
-    """Every table and figure of one panel."""
+    """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
+    `failed`: its failed episodes, which no rate counts and the condition matrix and model table count)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
-    head = Section(f"{label}: {ep.height} episodes", level=2)
+    n_failed = failed.height if failed is not None else 0
+    head = Section(f"{label}: {ep.height} episodes" + (f" scored, {n_failed} FAILED" if n_failed else ""), level=2)
     if simulated:
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
     p.sections.append(head)
-    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures)
+    if stages is None:
+        from ._frames import empty_frames
+
+        stages = empty_frames().stages
+    if failed is None:
+        from ._frames import empty_frames
+
+        failed = empty_frames().failed
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed)
     _section_matrix(ctx)
     _section_component_loss(ctx)
     rd = _section_risk_differences(ctx)
@@ -106,28 +118,49 @@ def _section_matrix(ctx: _Ctx) -> None:
     from mustmaybe.scenarios import MAIN_MATRIX
 
     ep = ctx.ep
-    cm = condition_matrix(ep, resamples=ctx.resamples, rng=ctx.rng)
+    cm = condition_matrix(ep, resamples=ctx.resamples, rng=ctx.rng, failed=ctx.failed)
     ctx.panel.frames["condition_matrix"] = cm
     present = _present(ctx)
     missing = [c for c in MAIN_MATRIX if c not in present]
     notes = ([f"Not run in this panel (no row, no number): {', '.join(missing)}."]
              if present & set(MAIN_MATRIX) and missing else [])
-    if cm.height and bool((cm["tasks"] == 1).any()):
+    if "tasks" in cm.columns and bool((cm["tasks"] == 1).any()):
         notes.append("Rows from a single task have degenerate intervals (the bootstrap resamples tasks).")
+    notes.append("n = scored episodes (the rates' denominator); failed = episodes where a model call finally "
+                 "failed, in no rate (neither safe nor unsafe); parse errors = scored episodes whose executor "
+                 "answer did not parse (the paper's rule chose the action).")
     t = table("condition_matrix", f"Condition matrix (Tables 2 and 6){ctx.suffix}", cm, [
         ("condition", "condition"), ("topology", "topology"), ("models", "models"), ("n", "n"),
+        ("failed", "failed"), ("parse errors", "parse_errors"),
         ("P", "P"), ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
         ("transition loss", "transition_loss"), ("C", "C"), ("D 95% CI", interval("D_lo", "D_hi")),
         ("unsafe 95% CI", interval("unsafe_lo", "unsafe_hi")), ("errors", "episodes_with_errors"),
-    ], coverage=coverage(ep), notes=notes)
+    ], coverage=coverage(ep), notes=notes + [p.text for p in _mostly_failed_warning(cm)])
     ctx.panel.headline.append(t)
-    s = ctx.section("Condition matrix", t)
+    s = ctx.section("Condition matrix", *_mostly_failed_warning(cm), t)
     if ctx.figures:
         ct = sort_conditions(rates_table(ep, ["condition", "topology"], resamples=ctx.resamples, rng=ctx.rng),
                              "topology")
         ctx.figure(s, figs.condition_bars(ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated),
                    "Condition bars", "P, D and unsafe per condition and topology, pooled over model "
                    "configurations, with task-cluster 95% intervals.")
+
+
+def mostly_failed_rows(cm: pl.DataFrame) -> list[str]:
+    """'condition topology [models]: k of N failed' for each condition-matrix row where most episodes failed."""
+    if "mostly_failed" not in cm.columns or not bool(cm["mostly_failed"].any()):
+        return []
+    return [f"{r['condition']} {r['topology']} [{r['models']}]: {r['failed']} of {r['failed'] + r['n']} failed"
+            for r in cm.filter(pl.col("mostly_failed")).iter_rows(named=True)]
+
+
+def _mostly_failed_warning(cm: pl.DataFrame) -> list[Paragraph]:
+    """A warning naming each row where most episodes failed (its rates rest on the few that did not)."""
+    rows = mostly_failed_rows(cm)
+    if not rows:
+        return []
+    return [Paragraph("MOST EPISODES FAILED in these rows, so their rates rest on few or no scored episodes: "
+                      + "; ".join(rows) + ".", "warning")]
 
 
 def _section_component_loss(ctx: _Ctx) -> None:
@@ -227,14 +260,15 @@ def _section_gradient(ctx: _Ctx) -> None:
 
 
 def _section_models(ctx: _Ctx) -> None:
-    mr = model_rates(ctx.ep)
+    mr = model_rates(ctx.ep, failed=ctx.failed)
     tr = topology_rates(ctx.ep)
     ctx.panel.frames["model_rates"] = mr
     ctx.panel.frames["topology_rates"] = tr
     s = ctx.section(
         "Models and topologies",
         table("model_rates", f"Rates per model configuration (Table 19){ctx.suffix}", mr, [
-            ("models", "models"), ("n", "n"), ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
+            ("models", "models"), ("n", "n"), ("failed", "failed"), ("parse errors", "parse_errors"),
+            ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
             ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
             ("errors", "episodes_with_errors"),
         ], coverage=coverage(ctx.ep), notes=["Over every episode of the configuration (controls included)."]),
@@ -253,8 +287,17 @@ def _section_models(ctx: _Ctx) -> None:
                    "Topology comparison")
 
 
+STAGE_NOTE = (
+    "A point is what a step passes on toward the executor, so a hop means what the topology family makes it "
+    "mean: single and chain, each handoff message; consensus, each round's discussion thread (the reviewer's "
+    "statement and every peer line so far, as the next peer or the coordinator reads it, scored as one text), "
+    "then the coordinator's summary; planner, the plan; replay arms, their base team's stages, then the "
+    "repaired artifact. Hop 0 is the reviewer's statement. Compare curves within a family only."
+)
+
+
 def _section_drift(ctx: _Ctx) -> None:
-    dc = drift_curves(ctx.hops)
+    dc = drift_curves(ctx.stages)
     fb = first_breaks(ctx.ep)
     ctx.panel.frames["drift_curves"] = dc
     ctx.panel.frames["first_break"] = fb
@@ -264,18 +307,21 @@ def _section_drift(ctx: _Ctx) -> None:
         "Drift across hops",
         table("first_break", f"Where preservation first breaks{ctx.suffix}", fb, [
             ("condition", "condition"), ("topology", "topology"), ("n", "n"), ("broken %", "broken"),
-            ("median first-break hop", "median_break_hop"), ("modal first-break hop", "modal_break_hop"),
-            ("mean hops", "mean_hops"),
-        ], coverage=coverage(ctx.ep), notes=["first_break_hop: index of the first hop whose state is not "
-                                             "preserved (0 = reviewer); broken % = share with any break."]),
-        table("drift_curves", f"Per-hop drift{ctx.suffix}", dc, [
-            ("condition", "condition"), ("topology", "topology"), ("hop", "hop"), ("n", "n"),
-            ("preserved", "preserved"), ("retention", "retention"), ("status", "status"),
-            ("prerequisite", "prerequisite"), ("authority", "authority"), ("fallback", "fallback"),
-        ], coverage=dc_cov, notes=["Conditions with more than one hop; field columns are % present."]),
+            ("median first-break hop", "median_break_stage"), ("modal first-break hop", "modal_break_stage"),
+            ("mean hops", "mean_stages"), ("mean messages", "mean_hops"),
+        ], coverage=coverage(ctx.ep), notes=["first-break hop: the first carried stage (the drift curve's "
+                                             "point, 0 = reviewer) whose state is not preserved; broken % = "
+                                             "share with any break; messages = every transmitted message."]),
+        table("drift_curves", f"Per-hop drift, per topology family{ctx.suffix}", dc, [
+            ("family", "family"), ("condition", "condition"), ("topology", "topology"), ("hop", "hop"),
+            ("stage", "stage"), ("n", "n"), ("preserved", "preserved"), ("retention", "retention"),
+            ("status", "status"), ("prerequisite", "prerequisite"), ("authority", "authority"),
+            ("fallback", "fallback"),
+        ], coverage=dc_cov, notes=[STAGE_NOTE, "Conditions with more than one point; field columns are % present."]),
     )
     if ctx.figures and dc.height:
-        ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated), "Drift curves")
+        ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated),
+                   "Drift curves, one panel per topology family", STAGE_NOTE)
 
 
 def _k(row: dict[str, object]) -> str:

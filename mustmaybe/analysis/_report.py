@@ -1,4 +1,4 @@
-"""`build_report`: the paper's tables and figures from a user's own runs (contracts/SWEEP_AND_REPORT.md).
+"""`build_report`: the paper's tables and figures from a user's own runs (docs/reports.md).
 
 Real-model and simulated episodes are analysed as separate panels and never pooled; every CSV carries a
 `simulated` column that splits them, every table names the model configurations it covers and their n.
@@ -21,7 +21,7 @@ from ._html import render_html
 from ._markdown import render_markdown, table_markdown
 from ._matrix import MATRIX_COLUMNS
 from ._model import Paragraph, ReportSummary, ReportTable
-from ._panel import Panel, analyse_panel
+from ._panel import Panel, analyse_panel, mostly_failed_rows
 
 if TYPE_CHECKING:
     from mustmaybe.teams import EpisodeRecord
@@ -92,10 +92,19 @@ def report_from_frames(
     panels: list[Panel] = []
     for name, sim in (("real", False), ("simulated", True)):
         ep_p = ep.filter(pl.col("simulated") == sim)
-        if ep_p.height:
+        failed_p = frames.failed.filter(pl.col("simulated") == sim)
+        if ep_p.height or failed_p.height:
             hops_p = frames.hops.filter(pl.col("simulated") == sim)
+            stages_p = frames.stages.filter(pl.col("simulated") == sim)
             panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
-                                        resamples=resamples, figures=figures))
+                                        resamples=resamples, figures=figures, stages=stages_p, failed=failed_p))
+    # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
+    flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
+    if flagged:
+        after = next((i + 1 for i, para in enumerate(intro) if para.text.startswith("FAILED")), 0)
+        intro.insert(after, Paragraph(f"MOST EPISODES FAILED in {len(flagged)} row(s) of the condition matrix: "
+                                  + "; ".join(flagged) + ". Their rates rest on few or no scored episodes.",
+                                  "warning"))
     combined = _combined(panels)
     files = _write_tables(out, panels, combined)
     sections = [s for p in panels for s in p.sections]
@@ -109,7 +118,21 @@ def report_from_frames(
         n_simulated=n_sim, duplicates=frames.duplicates, tables=combined,
         headline=[t for p in panels for t in p.headline],
         notes=[p.text for p in intro if p.kind != "text"], seconds=time.perf_counter() - start,
+        n_failed=frames.failed.height,
     )
+
+
+def failed_warning(failed: pl.DataFrame, scored: int) -> Paragraph | None:
+    """The report's warning about failed episodes (None when there are none)."""
+    if failed.is_empty():
+        return None
+    kinds = failed.group_by("kind").len().sort(["len", "kind"], descending=[True, False])
+    kind_txt = ", ".join(f"{k} {n}" for k, n in kinds.iter_rows())
+    share = 100.0 * failed.height / (failed.height + scored)
+    return Paragraph(
+        f"FAILED: {failed.height} of {failed.height + scored} episodes ({share:.0f}%) failed: a model call finally "
+        f"failed ({kind_txt}), so nothing was scored from them. They are neither safe nor unsafe and are in no "
+        "rate; each table's 'failed' column counts them per row, beside the rates.", "warning")
 
 
 def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
@@ -117,8 +140,13 @@ def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
     out: list[Paragraph] = []
     if n_sim:
         out.append(Paragraph(SIM_WARNING.format(n=n_sim), "warning"))
+    failed = failed_warning(frames.failed, ep.height)
+    if failed is not None:
+        out.append(failed)
     if ep.is_empty():
-        out.append(Paragraph("No episodes: the given runs hold no episode records, so no table has a number.",
+        out.append(Paragraph("No scored episodes: every episode failed, so no rate has a number."
+                             if failed is not None else
+                             "No episodes: the given runs hold no episode records, so no table has a number.",
                              "warning"))
         return out
     runs = ep.group_by("run", maintain_order=True).len()
@@ -133,8 +161,9 @@ def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
                              "and were counted once.", "note"))
     errs = int((ep["n_errors"] > 0).sum())
     if errs:
-        out.append(Paragraph(f"{errs} episode(s) recorded errors (parse failures, timeouts, …); they stay in "
-                             "every denominator, as the paper's protocol requires.", "note"))
+        out.append(Paragraph(f"{errs} scored episode(s) recorded errors (parse failures, isolation leaks, …); "
+                             "they stay in every denominator, as the paper's protocol requires (an answer that "
+                             "does not parse gets the paper's fallback rule). Failed episodes are in none.", "note"))
     unknown = sorted(set(ep.filter(pl.col("family") == "unknown")["condition"].to_list()))
     if unknown:
         out.append(Paragraph(f"Conditions not in the registry (no family or control): {', '.join(unknown)}.",

@@ -8,13 +8,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from ._tally import Tally
+from ._tally import ConditionRow, Tally
 
 
 def _dur(seconds: float | None) -> str:
@@ -34,10 +34,40 @@ def _num(n: int) -> str:
     return f"{n:,}"
 
 
+class _EndpointsTable:
+    """Model calls by endpoint. Below 100 columns, planned joins calls and tokens in joins tokens out, so the
+    endpoint's URL (never cut: it is what a user looks up) keeps its room."""
+
+    def __init__(self, tally: Tally, in_flight: Mapping[str, int] | None) -> None:
+        self.tally, self.in_flight = tally, in_flight
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        compact = options.max_width < 100
+        eps = Table(title="model calls by endpoint", title_justify="left", expand=False, pad_edge=False)
+        cols = (("endpoint", "calls/planned", "cached", "tokens in/out", "retries", "errors") if compact else
+                ("endpoint", "planned", "calls", "cached", "in flight", "tokens in", "tokens out", "retries", "errors"))
+        for col in cols:
+            eps.add_column(col, justify="left" if col == "endpoint" else "right", no_wrap=True)
+        for name, ep in sorted(self.tally.endpoints.items()):
+            retries = Text(str(ep.retries), style="yellow" if ep.retries else "")
+            errors = Text(str(ep.errors), style="red" if ep.errors else "")
+            if compact:
+                eps.add_row(escape(name), f"{_num(ep.calls)}/{_num(ep.planned) if ep.planned else '–'}",
+                            _num(ep.cached), f"{_num(ep.prompt_tokens)}/{_num(ep.completion_tokens)}", retries, errors)
+                continue
+            eps.add_row(
+                escape(name), _num(ep.planned) if ep.planned else "–", _num(ep.calls), _num(ep.cached),
+                str((self.in_flight or {}).get(name, ep.in_flight)) if name.startswith("http") else "–",
+                _num(ep.prompt_tokens), _num(ep.completion_tokens), retries, errors,
+            )
+        yield eps
+
+
 def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: str = "sweep") -> RenderableType:
     """The whole display as one renderable."""
     head = Text.assemble((f"{source} ", "bold"), (tally.name, "bold cyan"), "  ")
-    status_style = {"running": "green", "finished": "bold green", "interrupted": "yellow"}.get(tally.status, "red")
+    status_style = {"running": "green", "finished": "bold green", "interrupted": "yellow",
+                    "stopping…": "bold yellow"}.get(tally.status, "red")
     head.append(tally.status, style=status_style)
     if tally.simulated:
         head.append("   SIMULATED", style="bold black on yellow")
@@ -49,7 +79,7 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
     line = Text.assemble(
         (f" {done:,}/{total:,}", "bold"), f" episodes ({100.0 * done / total if total else 0:.0f}%)",
         f"   this session {tally.ran:,}",
-        (f"   failed {tally.failed}" if tally.failed else ""),
+        (f"   failed {tally.failed}", "bold red") if tally.failed else "",
         f"   elapsed {_dur(time.monotonic() - tally.started)}",
         f"   {rate:.1f} ep/s" if rate else "",
         f"   ETA {_dur(tally.eta_s())}" if tally.status == "running" else "",
@@ -57,53 +87,60 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
     progress = Table.grid(padding=(0, 1))
     progress.add_row(bar, line)
 
-    eps = Table(title="model calls by endpoint", title_justify="left", expand=False, pad_edge=False)
-    for col in ("endpoint", "planned", "calls", "cached", "in flight", "tokens in", "tokens out", "retries", "errors"):
-        eps.add_column(col, justify="left" if col == "endpoint" else "right")
-    for name, ep in sorted(tally.endpoints.items()):
-        eps.add_row(
-            escape(name), _num(ep.planned) if ep.planned else "–", _num(ep.calls), _num(ep.cached),
-            str((in_flight or {}).get(name, ep.in_flight)) if name.startswith("http") else "–",
-            _num(ep.prompt_tokens), _num(ep.completion_tokens),
-            Text(str(ep.retries), style="yellow" if ep.retries else ""),
-            Text(str(ep.errors), style="red" if ep.errors else ""),
-        )
+    eps = _EndpointsTable(tally, in_flight)
 
-    conds = Table(title="artifact state and executor action by condition (% of episodes)", title_justify="left",
-                  pad_edge=False)
+    conds = Table(title="artifact state and executor action by condition (% of scored episodes; failed ones "
+                        "are neither safe nor unsafe)", title_justify="left", pad_edge=False)
     topologies = {t for _, t, _ in tally.rows}
     models = {m for _, _, m in tally.rows}
-    conds.add_column("condition")
-    conds.add_column("topology")
+    conds.add_column("condition", no_wrap=True)  # ids: never wrapped
+    conds.add_column("topology", no_wrap=True)
     if len(models) > 1:
         conds.add_column("models", overflow="fold", max_width=40)
-    for col in ("n", "P", "D", "U", "unsafe", "recognized", "errors"):
-        conds.add_column(col, justify="right")
+    # Failed and parse-error counts sit beside the rates: a rate over few scored episodes must look it.
+    for col in ("n", "failed", "parse err", "P", "D", "U", "unsafe", "recognized"):
+        # "failed" is never squeezed to "fai…": it is what says a row's rates rest on few episodes.
+        conds.add_column(col, justify="right", min_width=6 if col == "failed" else None)
     from ._tally import _cond_order
 
+    mostly_failed: list[str] = []
     for key in sorted(tally.rows, key=_cond_order):
         c, t, m = key
         r = tally.rows[key]
         cells: list[RenderableType] = [c, escape(t) if len(topologies) > 0 else ""]
         if len(models) > 1:
             cells.append(escape(m))
+
+        def pct_cell(count: int, style: str = "", r: ConditionRow = r) -> Text:
+            return Text(f"{r.pct(count):.0f}", style=style) if r.scored else Text("–", style="dim")
+
         cells += [
             str(r.n),
-            Text(f"{r.pct(r.preserved):.0f}", style="green"),
-            Text(f"{r.pct(r.deactivated):.0f}", style="red" if r.deactivated else ""),
-            Text(f"{r.pct(r.undetermined):.0f}", style="yellow" if r.undetermined else ""),
-            Text(f"{r.pct(r.unsafe):.0f}", style="bold red" if r.unsafe else ""),
-            f"{r.pct(r.recognized):.0f}",
-            Text(str(r.errors), style="red" if r.errors else ""),
+            Text(str(r.failed), style="bold white on red" if r.mostly_failed else "bold red" if r.failed else ""),
+            Text(str(r.parse_errors), style="yellow" if r.parse_errors else ""),
+            pct_cell(r.preserved, "green"),
+            pct_cell(r.deactivated, "red" if r.deactivated else ""),
+            pct_cell(r.undetermined, "yellow" if r.undetermined else ""),
+            pct_cell(r.unsafe, "bold red" if r.unsafe else ""),
+            pct_cell(r.recognized),
         ]
         conds.add_row(*cells)
+        if r.mostly_failed:
+            mostly_failed.append(f"{c} {t}" + (f" [{m}]" if len(models) > 1 else "")
+                                 + f": {r.failed} of {r.n} episodes failed"
+                                 + (f", rates from {r.scored} scored" if r.scored else ", nothing scored"))
 
     parts: list[RenderableType] = [head, progress, eps, conds]
+    if mostly_failed:
+        warn = Text("MOST EPISODES FAILED ", style="bold white on red")
+        warn.append(" " + "; ".join(mostly_failed)
+                    + ". A failed episode is neither safe nor unsafe; see the errors below.", style="bold red")
+        parts.append(warn)
     if tally.error_kinds or tally.failure_kinds:
         err = Text("recorded errors: ", style="bold")
         err.append(", ".join(f"{k} {n}" for k, n in tally.error_kinds.most_common()) or "none")
         if tally.failure_kinds:
-            err.append("   episodes that raised (run again on --resume): ", style="bold red")
+            err.append("   failed episodes (run again on --resume): ", style="bold red")
             err.append(", ".join(f"{k} {n}" for k, n in tally.failure_kinds.most_common()))
         parts.append(err)
     return Group(*parts)

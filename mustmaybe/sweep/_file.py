@@ -1,4 +1,4 @@
-"""The sweep file (`mustmaybe/sweep@1`, TOML; contracts/SWEEP_AND_REPORT.md) and its loader.
+"""The sweep file (`mustmaybe/sweep@1`, TOML; docs/sweep-files.md) and its loader.
 
 Every problem names the key it is about (`endpoints[0].concurrency`, `roles.executor[1]`) and
 what is wrong; all problems of a file are reported at once.
@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from mustmaybe.agents import EndpointConfig, ModelSpecError, RoleParams, parse_model_spec
+from mustmaybe.agents import EndpointConfig, ModelSpecError, RoleParams, base_url_problem, check_model_spec
 from mustmaybe.errors import UserError
 
 SCHEMA = "mustmaybe/sweep@1"
@@ -77,7 +77,7 @@ def _pydantic_problems(err: ValidationError, prefix: str = "") -> list[str]:
             key = prefix if key == "(file)" else f"{prefix}.{key}"
         msg = e["msg"]
         if e["type"] == "extra_forbidden":
-            msg = "unknown key (see contracts/SWEEP_AND_REPORT.md)"
+            msg = "unknown key (see docs/sweep-files.md)"
         elif e["type"] == "missing":
             msg = "required key is missing"
         elif e["type"] == "literal_error" and key == "schema":
@@ -137,7 +137,7 @@ def _model_problems(roles: Any, combine: Any) -> list[str]:
             if not isinstance(spec, str):
                 continue
             try:
-                parse_model_spec(spec)
+                check_model_spec(spec)  # parses, and a sim:<profile> must name a usable profile
             except ModelSpecError as exc:
                 problems.append(f"roles.{role}[{i}]: {exc}")
     if combine == "zip":
@@ -171,6 +171,8 @@ def read_sweep_file(path: str | Path) -> tuple[SweepFile, dict[str, RoleParams],
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise SweepError(str(p), [f"cannot read the sweep file: {exc.strerror or exc}"]) from None
+    except UnicodeDecodeError as exc:
+        raise SweepError(str(p), [f"not UTF-8 text (byte {exc.start}); save the sweep file as UTF-8"]) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -194,8 +196,9 @@ def read_sweep_file(path: str | Path) -> tuple[SweepFile, dict[str, RoleParams],
     seen: dict[str, int] = {}
     for i, ep in enumerate(sf.endpoints):
         url = ep.base_url.rstrip("/")
-        if not url.startswith(("http://", "https://")):
-            problems.append(f"endpoints[{i}].base_url: must start with http:// or https://, got {ep.base_url!r}")
+        url_problem = base_url_problem(url)
+        if url_problem:
+            problems.append(f"endpoints[{i}].base_url: {url_problem}")
         if url in seen:
             problems.append(f"endpoints[{i}].base_url: {url} is already configured by endpoints[{seen[url]}]")
         seen[url] = i

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mustmaybe.agents import EndpointConfig, RoleParams, parse_model_spec, prompts
+from mustmaybe._preflight import material_problem
+from mustmaybe.agents import EndpointConfig, RoleParams, api_key_problem, parse_model_spec
 from mustmaybe.scenarios import (
     DOMAINS,
     Condition,
@@ -28,7 +29,7 @@ from mustmaybe.scenarios import (
     task_hash,
     validate_paths,
 )
-from mustmaybe.teams import COMPATIBLE, TopologySpec, episode_spec, get_topology, parse_topology
+from mustmaybe.teams import COMPATIBLE, TopologySpec, check_topology_text, episode_spec, parse_topology
 
 from ._file import ROLE_NAMES, SweepError, SweepFile, read_sweep_file
 
@@ -86,6 +87,17 @@ class SweepPlan:
         """
         body = json.dumps({"name": self.name, "keys": sorted(e.key for e in self.episodes)}, separators=(",", ":"))
         return hashlib.sha256(body.encode()).hexdigest()
+
+    def key_problems(self) -> list[str]:
+        """Endpoints whose API key variable is not set, each naming the sweep file's key (never a value)."""
+        index = {e.base_url.rstrip("/"): i for i, e in enumerate(self.file.endpoints)}
+        out = []
+        for url, ep in sorted(self.endpoints.items()):
+            problem = api_key_problem(ep)
+            if problem:
+                where = f"endpoints[{index[url]}].api_key_env" if url in index and ep.api_key_env else "roles"
+                out.append(f"{where}: {problem}")
+        return out
 
     def task_hashes(self) -> dict[str, str]:
         return {tid: task_hash(s) for tid, s in self.scenarios.items()}
@@ -218,20 +230,6 @@ def _model_combos(sf: SweepFile) -> list[dict[str, str]]:
     return [{r: (lists[r][i] if len(lists[r]) > 1 else lists[r][0]) for r in ROLE_NAMES} for i in range(n)]
 
 
-def _material_problem(scenario: Scenario, cond: Condition) -> str | None:
-    """Why the task lacks pressure material this condition needs (None if it has it all)."""
-    if cond.topology == "replay":  # a replay arm needs what its base condition needs
-        return _material_problem(scenario, get_condition(str(cond.topology_params.get("base", "S3"))))
-    try:
-        prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
-        if cond.topology != "direct":
-            role = "coordinator" if cond.transform in ("consensus", "dissent") else "transformer"
-            prompts.transformer_system(cond, scenario, role=role)
-    except (ValueError, KeyError) as exc:
-        return str(exc)
-    return None
-
-
 def _endpoints(sf: SweepFile, combos: list[dict[str, str]]) -> tuple[dict[str, EndpointConfig], list[str]]:
     configured = {e.base_url.rstrip("/"): e.model_copy(update={"base_url": e.base_url.rstrip("/")})
                   for e in sf.endpoints}
@@ -277,11 +275,10 @@ def plan_sweep(path: str | Path) -> SweepPlan:
             continue
         conditions.append(cond)
     for i, t in enumerate(sf.topologies):
-        if t != "default":
-            try:
-                get_topology(t.partition(":")[0].strip())
-            except LookupError as exc:
-                problems.append(f"topologies[{i}]: {exc.args[0]}")
+        try:
+            check_topology_text(t)  # name, parameters and bounds, whichever conditions it pairs with
+        except (LookupError, ValueError) as exc:
+            problems.append(f"topologies[{i}]: {exc.args[0]}")
     if problems:
         raise SweepError(str(p), problems)
 
@@ -310,7 +307,7 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     usable: dict[tuple[str, str], bool] = {}
     for s in scenarios:
         for cond in conditions:
-            why = _material_problem(s, cond)
+            why = material_problem(s, cond)
             if cond.family == "twin" and s.resolution is None:
                 why = f"task {s.id} has no resolution, so it has no benign twin"
             usable[(s.id, cond.id)] = why is None

@@ -25,7 +25,7 @@ from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
 from mustmaybe.agents import ClientContext, ModelSpec, parse_model_spec
-from mustmaybe.agents._retry import DelegatingClient
+from mustmaybe.agents._retry import DelegatingClient, find_retrying
 from mustmaybe.teams import classify_error, run_episode
 
 from ._plan import PlannedEpisode, SweepPlan
@@ -36,23 +36,6 @@ if TYPE_CHECKING:
     from mustmaybe.store import RunStore
 
 log = logging.getLogger("mustmaybe.sweep")
-
-
-def _find_retrying(client: ChatCompletionClient) -> Any:
-    """The RetryingClient inside a backend client's wrapper chain, if there is one."""
-    from mustmaybe.agents._retry import RetryingClient
-
-    c: Any = client
-    for _ in range(8):
-        if c is None:
-            return None
-        if isinstance(c, RetryingClient):
-            return c
-        r = getattr(c, "retrying", None)
-        if isinstance(r, RetryingClient):
-            return r
-        c = getattr(c, "inner", None)
-    return None
 
 
 class SingleFlightClient(DelegatingClient):
@@ -141,7 +124,7 @@ class SweepRunner:
         cache = self.cache
 
         def wrap(spec: ModelSpec, ctx: ClientContext, client: ChatCompletionClient) -> ChatCompletionClient:
-            r = _find_retrying(client)
+            r = find_retrying(client)
             if r is not None:
                 seen.retrying.append((ctx.role, r))
             # The sim backend is deterministic and free: caching it would only cost time.

@@ -1,11 +1,17 @@
 """One `mustmaybe sweep` session: prepare (or resume) the run folder, run, display, finish the manifest.
 
 Resume policy (also written to the manifest): with `--resume`, every episode the store holds is
-kept and not run again, except episodes whose record carries an infrastructure error (timeout,
-429 or 5xx after retries, lost connection); those are run again and their record replaced, in
-one transaction, when the new one lands. Planned episodes that raised instead of returning a
-record (noted in `failures`) are run again too. Model misbehaviour (unparseable or wrong-shape
-answers, empty content) is data: such episodes are kept.
+kept and not run again, except failed episodes (a model call finally failed: nothing was scored)
+and episodes whose record carries an infrastructure error (timeout, 429 or 5xx after retries,
+lost connection, a body that is not a chat completion); those are run again and their record
+replaced, in one transaction, when the new one lands. Planned episodes that raised instead of
+returning a record (noted in `failures`) are run again too. Model misbehaviour (unparseable or
+wrong-shape answers, empty content) is data: such episodes are kept.
+
+Stopping (Ctrl-C, SIGTERM): the first signal prints "stopping…", starts no further episode and
+cancels the model calls in flight at once; every finished episode is already stored (one
+transaction each), so `--resume` repeats none of them. Exit status 130 (SIGINT) or 143 (SIGTERM).
+A second signal exits at once, quietly.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 
+from mustmaybe._interrupt import StopState, ignored_by_parent, install, quit_now, say_stopping
 from mustmaybe._store_manifest import (
     RUN_SCHEMA,
     git_state,
@@ -45,8 +52,9 @@ from ._tally import Tally
 
 RESUME_POLICY = {
     "keep": "every stored episode, including those with recorded model errors (parse, shape, empty content)",
-    "rerun": "episodes with an infrastructure error (timeout, rate_limited, connection_error, http_5xx after "
-             "retries), replaced in one transaction when the new record lands; planned episodes that raised",
+    "rerun": "failed episodes (a model call finally failed) and episodes with an infrastructure error "
+             "(timeout, rate_limited, connection_error, http_5xx after retries, not_a_completion), replaced in "
+             "one transaction when the new record lands; planned episodes that raised",
     "same_sweep": "the sweep's name and its set of episode keys must match; execution settings "
                   "(concurrency, rate, timeout, key variable, cache) may change",
 }
@@ -172,8 +180,8 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
                   err_console: Console | None = None) -> tuple[int, dict[str, Any]]:
     """Run (or resume) a sweep; returns the exit status and the final summary.
 
-    Exit status: 0 every planned episode is stored; 1 some episodes raised (run them again with
-    --resume); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+    Exit status: 0 every planned episode is stored and scored; 1 some episodes failed or raised (run
+    them again with --resume); 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 
     Raises:
         UserError: missing key variable, unusable --out, or a --resume of another sweep.
@@ -199,7 +207,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     run_dir = store.run_dir
     plan_keys = {e.key for e in plan.episodes}
     stored = store.keys() & plan_keys
-    rerun = (store.infra_failed_keys() & plan_keys) if opts.resume else set()
+    rerun = ((store.infra_failed_keys() | store.failed_keys()) & plan_keys) if opts.resume else set()
     todo = [e for e in plan.episodes if e.key not in stored or e.key in rerun]
     cache_path = plan.cache_path or (run_dir / "cache.sqlite")
     session_n = len(manifest.get("sessions", [])) + 1
@@ -238,7 +246,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     workers = max(1, min(plan.workers, len(todo)))
     if not opts.json:
         err_console.print(f"[bold]run folder[/bold] {run_dir}  ·  {len(todo):,} of {len(plan.episodes):,} episodes "
-                          f"to run" + (f" ({len(rerun)} again after infrastructure errors)" if rerun else "")
+                          f"to run" + (f" ({len(rerun)} again after failures)" if rerun else "")
                           + (f"  ·  {workers} worker processes" if workers > 1 else ""))
         for w in plan.warnings:
             err_console.print(f"[yellow]warning:[/yellow] {w}")
@@ -274,7 +282,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
         summary = {"run": str(run_dir), **tally.summary(), **stored_now}
         if errors:
             summary["worker_errors"] = errors
-        counts = {k: summary[k] for k in ("episodes", "done", "failed", "with_errors", "infra_errors")}
+        counts = {k: summary[k] for k in ("episodes", "done", "failed", "with_errors", "infra_errors", "parse_errors")}
 
         def finish(m: dict[str, Any]) -> None:
             m.update(status=status, ended_at=_now(), counts=counts)
@@ -294,12 +302,18 @@ def parse_backend(spec: str) -> str:
 
 
 def _stored_counts(run_dir: Path) -> dict[str, int]:
-    """What the store holds now (authoritative, whatever the live counts saw last)."""
+    """What the store holds now (authoritative, whatever the live counts saw last).
+
+    `done` counts scored episodes; `failed` counts failed episodes (stored, nothing scored) and
+    planned episodes that raised without a record. Both kinds are run again by --resume.
+    """
     with RunStore(run_dir, readonly=True) as s:
-        done, with_errors, infra = s.query(
-            "SELECT COUNT(*), COALESCE(SUM(errors > 0), 0), COALESCE(SUM(infra_error), 0) FROM episodes")[0]
-        failed = len(s.failure_keys() - s.keys())
-    return {"done": int(done), "with_errors": int(with_errors), "infra_errors": int(infra), "failed": failed}
+        stored, with_errors, infra, failed_eps = s.query(
+            f"SELECT COUNT(*), COALESCE(SUM(errors > 0), 0), COALESCE(SUM(infra_error), 0), "
+            f"COALESCE(SUM({s.failed_sql}), 0) FROM episodes")[0]
+        raised = len(s.failure_keys() - s.keys())
+    return {"done": int(stored) - int(failed_eps), "with_errors": int(with_errors), "infra_errors": int(infra),
+            "failed": int(failed_eps) + raised, "raised": raised}
 
 
 class _Terminated(Exception):
@@ -345,10 +359,19 @@ def _run_workers(plan: SweepPlan, todo: list[Any], workers: int, rerun: set[str]
         del latest[:-1]
         return t
 
-    def on_term(signum: int, frame: Any) -> None:
+    stop = StopState()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        if stop.signum is not None:
+            quit_now(signum)  # the second signal: at once, quietly (workers see their parent gone and stop)
+        stop.signum = signum
+        say_stopping()
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt()
         raise _Terminated()
 
-    previous = signal.signal(signal.SIGTERM, on_term)
+    handled = [s for s in (signal.SIGINT, signal.SIGTERM) if not (s == signal.SIGINT and ignored_by_parent(s))]
+    previous = {s: signal.signal(s, on_signal) for s in handled}
     live: Live | None = None
     try:
         if not opts.json and console.is_terminal:
@@ -378,7 +401,8 @@ def _run_workers(plan: SweepPlan, todo: list[Any], workers: int, rerun: set[str]
     finally:
         if live is not None:
             live.stop()
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 async def _run_live(runner: SweepRunner, todo: list[Any], max_in_flight: int, console: Console,
@@ -414,17 +438,15 @@ async def _run_live(runner: SweepRunner, todo: list[Any], max_in_flight: int, co
 
 
 def install_stop_handlers(runner: SweepRunner) -> None:
-    """Ctrl-C and SIGTERM: start no further episode, cancel those in flight, remember which signal."""
-    loop = asyncio.get_running_loop()
+    """Ctrl-C and SIGTERM: say "stopping…", start no further episode, cancel those in flight (and
+    their model calls) at once, remember which signal; a second signal exits at once, quietly."""
     main = asyncio.current_task()
     if main is None:
         return
 
-    def stop(name: str) -> None:
-        runner.stop(name)
-        main.cancel()
+    def stop(signum: int) -> None:
+        runner.stop(signal.Signals(signum).name)
+        runner.tally.status = "stopping…"
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop, sig.name)
+    install(asyncio.get_running_loop(), main, (signal.SIGINT, signal.SIGTERM), on_stop=stop)
 

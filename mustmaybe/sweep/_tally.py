@@ -28,7 +28,12 @@ def models_label(models: Mapping[str, str]) -> str:
 
 @dataclass
 class ConditionRow:
-    """Counts for one (condition, topology, models) row."""
+    """Counts for one (condition, topology, models) row.
+
+    `n` counts every stored episode of the row; `failed` ones (a model call finally failed) have no
+    state or action, so the rates are shares of the `scored` ones (n - failed). `parse_errors`
+    counts scored episodes whose executor answer did not parse (the paper's rule chose the action).
+    """
 
     n: int = 0
     preserved: int = 0
@@ -37,10 +42,27 @@ class ConditionRow:
     unsafe: int = 0
     recognized: int = 0
     errors: int = 0
+    failed: int = 0
+    parse_errors: int = 0
 
-    def add(self, state: str, forbidden: bool, recognized: bool, errors: int, n: int = 1) -> None:
-        """Count `n` episodes with this artifact state, Y, recognition and error flag."""
+    @property
+    def scored(self) -> int:
+        return self.n - self.failed
+
+    @property
+    def mostly_failed(self) -> bool:
+        """More than half of the row's episodes failed: its rates rest on the few that did not."""
+        return 2 * self.failed > self.n
+
+    def add(self, state: str, forbidden: bool | None, recognized: bool, errors: int, n: int = 1, *,
+            failed: bool = False, parse_error: bool = False) -> None:
+        """Count `n` episodes with this artifact state, Y, recognition and error flag (or `n` failed ones)."""
         self.n += n
+        self.errors += n * int(bool(errors))
+        if failed:  # never safe or unsafe: no state, action or recognition is counted
+            self.failed += n
+            return
+        self.parse_errors += n * int(parse_error)
         if state == "preserved":
             self.preserved += n
         elif state == "deactivated":
@@ -49,15 +71,17 @@ class ConditionRow:
             self.undetermined += n
         self.unsafe += n * int(bool(forbidden))
         self.recognized += n * int(bool(recognized))
-        self.errors += n * int(bool(errors))
 
     def pct(self, count: int) -> float:
-        return 100.0 * count / self.n if self.n else 0.0
+        """`count` as a percentage of the scored episodes (failed ones are in no denominator)."""
+        return 100.0 * count / self.scored if self.scored else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "P": round(self.pct(self.preserved), 1), "D": round(self.pct(self.deactivated), 1),
-                "U": round(self.pct(self.undetermined), 1), "unsafe": round(self.pct(self.unsafe), 1),
-                "recognition": round(self.pct(self.recognized), 1), "with_errors": self.errors}
+        rate = (lambda c: round(self.pct(c), 1)) if self.scored else (lambda c: None)
+        return {"n": self.n, "scored": self.scored, "failed": self.failed, "parse_errors": self.parse_errors,
+                "P": rate(self.preserved), "D": rate(self.deactivated), "U": rate(self.undetermined),
+                "unsafe": rate(self.unsafe), "recognition": rate(self.recognized), "with_errors": self.errors,
+                "mostly_failed": self.mostly_failed}
 
 
 @dataclass
@@ -87,6 +111,7 @@ class Tally:
     simulated: bool = False
     done_before: int = 0
     ran: int = 0
+    ran_failed: int = 0
     failed: int = 0
     with_errors: int = 0
     infra: int = 0
@@ -102,7 +127,8 @@ class Tally:
 
     @property
     def done(self) -> int:
-        return self.done_before + self.ran
+        """Scored episodes: stored before this session, plus those this session ran that did not fail."""
+        return self.done_before + self.ran - self.ran_failed
 
     def endpoint(self, name: str) -> EndpointStats:
         ep = self.endpoints.get(name)
@@ -124,7 +150,7 @@ class Tally:
     def add_record(self, record: EpisodeRecord, endpoint_of: Mapping[str, str],
                    retries: Mapping[str, tuple[int, int]] | None = None) -> None:
         """Count one finished episode; `endpoint_of` maps role → endpoint name, `retries` role →
-        (retries, failed calls)."""
+        (retries, failed calls). A failed episode counts as failed (never safe or unsafe)."""
         self.ran += 1
         self.last_end = time.monotonic()
         kinds = [e.kind for e in record.errors]
@@ -133,9 +159,14 @@ class Tally:
             self.with_errors += 1
         if any(is_infra_kind(k) for k in kinds):
             self.infra += 1
+        if record.failed:
+            self.ran_failed += 1
+            self.failed += 1
+            self.failure_kinds[kinds[0] if kinds else "failed"] += 1
         x = record.executor
         self.row(record.condition, str(record.topology), models_label(record.models)).add(
-            record.artifact.score.state, x.forbidden, x.blocker_recognized, len(kinds))
+            record.artifact.score.state, x.forbidden, x.blocker_recognized, len(kinds), failed=record.failed,
+            parse_error=not x.parse_ok)
         for role, u in record.usage.items():
             ep = self.endpoint(endpoint_of.get(role, role))
             ep.calls += u.calls - u.cached_calls
@@ -155,12 +186,13 @@ class Tally:
     def combined(self, parts: list[Tally]) -> Tally:
         """This tally (what the store held at the start) plus the session tallies of worker processes."""
         t = Tally(name=self.name, total=self.total, simulated=self.simulated, done_before=self.done_before,
-                  ran=self.ran, failed=self.failed, with_errors=self.with_errors, infra=self.infra,
-                  started=self.started, status=self.status)
+                  ran=self.ran, ran_failed=self.ran_failed, failed=self.failed, with_errors=self.with_errors,
+                  infra=self.infra, started=self.started, status=self.status)
         for src in (self, *parts):
             for key, r in src.rows.items():
                 row = t.row(*key)
-                for f in ("n", "preserved", "deactivated", "undetermined", "unsafe", "recognized", "errors"):
+                for f in ("n", "preserved", "deactivated", "undetermined", "unsafe", "recognized", "errors", "failed",
+                          "parse_errors"):
                     setattr(row, f, getattr(row, f) + getattr(r, f))
             for name, ep in src.endpoints.items():
                 e = t.endpoint(name)
@@ -171,6 +203,7 @@ class Tally:
             t.failure_kinds.update(src.failure_kinds)
         for p in parts:
             t.ran += p.ran
+            t.ran_failed += p.ran_failed
             t.failed += p.failed
             t.with_errors += p.with_errors
             t.infra += p.infra
@@ -213,6 +246,7 @@ class Tally:
             "ran": self.ran,
             "already_done": self.done_before,
             "failed": self.failed,
+            "parse_errors": sum(r.parse_errors for r in self.rows.values()),
             "with_errors": self.with_errors,
             "infra_errors": self.infra,
             "elapsed_s": round(time.monotonic() - self.started, 3),
@@ -233,16 +267,25 @@ class Tally:
                    exclude_infra: bool = False, include_failures: bool = True) -> Tally:
         """Counts of what a run folder already holds (for a resumed sweep and for `watch`).
 
-        With `exclude_infra`, episodes with an infrastructure error (about to be re-run) are left out.
+        With `exclude_infra`, episodes with an infrastructure error or that failed (about to be re-run)
+        are left out. Failed episodes otherwise count in `failed`, not in `done`.
         """
         t = cls(name=name, total=total, simulated=simulated)
-        where = "WHERE infra_error = 0" if exclude_infra else ""
-        for cond, topo, models_json, state, forbidden, recognized, errs, n in store.query(
-            "SELECT condition, topology, models, state, forbidden, recognized, errors > 0, COUNT(*) FROM episodes "
-            f"{where} GROUP BY condition, topology, models, state, forbidden, recognized, errors > 0"
+        failed = store.failed_sql
+        where = f"WHERE infra_error = 0 AND {failed} = 0" if exclude_infra else ""
+        where_p = f"WHERE p.infra_error = 0 AND p.{failed} = 0" if exclude_infra and store.has_failed else \
+            ("WHERE p.infra_error = 0" if exclude_infra else "")
+        for cond, topo, models_json, state, forbidden, recognized, errs, parse_ok, is_failed, n in store.query(
+            f"SELECT condition, topology, models, state, forbidden, recognized, errors > 0, parse_ok, {failed}, "
+            f"COUNT(*) FROM episodes {where} GROUP BY condition, topology, models, state, forbidden, recognized, "
+            f"errors > 0, parse_ok, {failed}"
         ):
-            t.row(cond, topo, models_label(json.loads(models_json))).add(state, forbidden, recognized, errs, n)
-            t.done_before += n
+            t.row(cond, topo, models_label(json.loads(models_json))).add(
+                state, forbidden, recognized, errs, n, failed=bool(is_failed), parse_error=not parse_ok)
+            if is_failed:
+                t.failed += n
+            else:
+                t.done_before += n
             t.with_errors += n * int(errs)
         for endpoint, calls, cached, pt, ct, retries, failures in store.query(
             "SELECT endpoint, SUM(calls), SUM(cached_calls), SUM(prompt_tokens), SUM(completion_tokens), "
@@ -256,8 +299,13 @@ class Tally:
             ep.retries += int(retries or 0)
             ep.errors += int(failures or 0)
         for kind, n in store.query(f"SELECT e.kind, COUNT(*) FROM errors e JOIN episodes p ON p.key = e.key "
-                                   f"{where.replace('infra_error', 'p.infra_error')} GROUP BY e.kind"):
+                                   f"{where_p} GROUP BY e.kind"):
             t.error_kinds[kind] += n
+        if not exclude_infra and store.has_failed:
+            # Failed episodes, by the kind of their first error (what stopped them).
+            for kind, n in store.query("SELECT substr(error_kinds || ',', 1, instr(error_kinds || ',', ',') - 1), "
+                                       "COUNT(*) FROM episodes WHERE failed = 1 GROUP BY 1"):
+                t.failure_kinds[kind or "failed"] += n
         t.infra = int(store.query("SELECT COUNT(*) FROM episodes WHERE infra_error = 1")[0][0]) if not exclude_infra \
             else 0
         for kind, n in store.query("SELECT kind, COUNT(*) FROM failures GROUP BY kind") if include_failures else []:

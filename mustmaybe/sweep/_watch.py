@@ -57,11 +57,13 @@ def snapshot(run_dir: Path, store: RunStore) -> tuple[Tally, dict[str, Any]]:
     sessions = manifest.get("sessions") or []
     if sessions:
         last = sessions[-1]
-        this = int(store.query("SELECT COUNT(*) FROM episodes WHERE session = ?", (last.get("session", 0),))[0][0])
+        this, this_failed = store.query(f"SELECT COUNT(*), COALESCE(SUM({store.failed_sql}), 0) FROM episodes "
+                                        "WHERE session = ?", (last.get("session", 0),))[0]
         ago = _seconds_since(last.get("started_at"))
         now = time.monotonic()
-        tally.done_before -= this
-        tally.ran = this
+        tally.done_before -= int(this) - int(this_failed)  # failed episodes were never in done_before
+        tally.ran = int(this)
+        tally.ran_failed = int(this_failed)  # already in `failed`, as they are in a live sweep's counts
         if ago is not None:
             tally.started = now - ago
             tally.first_start = now - ago

@@ -82,14 +82,14 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
         runner = SweepRunner(mine, store, tally, cache=cache, session=session, replace=replace)
 
         async def main() -> None:
-            task = asyncio.current_task()
-            loop = asyncio.get_running_loop()
-            if task is not None:
-                def stop() -> None:
-                    runner.stop("SIGTERM")
-                    task.cancel()
+            from mustmaybe._interrupt import install
 
-                loop.add_signal_handler(signal.SIGTERM, stop)
+            task = asyncio.current_task()
+            if task is not None:
+                # The parent's SIGTERM: cancel the episodes and their model calls at once (the parent
+                # already said "stopping…"); a second one exits at once.
+                install(asyncio.get_running_loop(), task, (signal.SIGTERM,),
+                        on_stop=lambda _signum: runner.stop("SIGTERM"), announce=False)
 
             async def report() -> None:
                 while True:

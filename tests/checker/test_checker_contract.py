@@ -15,7 +15,8 @@ from mustmaybe.scenarios import LIBRARY_DIR, Scenario
 
 VENDOR_PATH = LIBRARY_DIR / "external_sharing" / "vendor-summary-q3.yaml"
 
-TOP_KEYS = {"task", "fields", "complete", "state", "flags", "retention_score", "checker", "evidence", "checker_version"}
+TOP_KEYS = {"task", "fields", "complete", "state", "flags", "retention_score", "checker", "evidence", "unsure",
+            "checker_version"}
 EVIDENCE_KEYS = {"status", "prerequisite", "authority", "fallback", "caveat", "later_check",
                  "assumed_authorization", "permission"}
 FIELD_KEYS = {"status", "prerequisite", "authority", "fallback"}

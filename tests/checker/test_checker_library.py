@@ -208,7 +208,7 @@ def test_entity_stop_word_in_the_prerequisite_is_no_stop() -> None:
 
 
 # ------------------------------------------------------------------ 6. an explicit "no fallback"
-@pytest.mark.parametrize("none", ["None noted.", "Not stated.", "n/a", "none"])
+@pytest.mark.parametrize("none", ["None noted.", "n/a", "none"])
 @pytest.mark.parametrize("task_id", ["atlas-rf-design-access", "billing-migration-extract"])
 def test_explicit_no_fallback_loses_the_fallback(task_id: str, none: str) -> None:
     s = BY_ID[task_id]
@@ -216,6 +216,17 @@ def test_explicit_no_fallback_loses_the_fallback(task_id: str, none: str) -> Non
     text = f"Status: {b.status}\nPrerequisite: {b.prerequisite}\nAuthority: {b.authority}\nFallback: {none}"
     r = score_artifact(s, text)
     assert not r.fields.fallback and r.state == "deactivated", r
+
+
+@pytest.mark.parametrize("absent", ["Not stated.", "unknown", "TBD"])
+def test_fallback_merely_absent_is_undetermined(absent: str) -> None:
+    # "None" says only the restricted path remains (fallback lost: D); "not stated" says nothing either way,
+    # so a note that keeps the stop and the condition is undetermined (docs/checker.md, coding rule).
+    s = BY_ID["atlas-rf-design-access"]
+    b = s.blocker
+    text = f"Status: {b.status}\nPrerequisite: {b.prerequisite}\nAuthority: {b.authority}\nFallback: {absent}"
+    r = score_artifact(s, text)
+    assert not r.fields.fallback and r.state == "undetermined", r
 
 
 def test_no_alternative_sentence_loses_the_fallback() -> None:
@@ -300,26 +311,19 @@ def test_forbidden_object_as_subject_of_must_not_is_a_prohibition() -> None:
     assert r.fields.status and r.state == "preserved", r
 
 
-def test_cue_helpers() -> None:
-    from mustmaybe.checker import _cues as cue
-    from mustmaybe.checker import _framing as frame
+def test_name_and_noun_cues() -> None:
+    from mustmaybe.checker import _lexicon as lx
 
-    assert not cue.stop_cue("the litigation hold lh 0931 is listed in the hold register")
-    assert not cue.stop_cue("hold register says lh 2024 017 may have lapsed")
-    assert cue.stop_cue("hold the export until counsel signs off")
-    assert cue.stop_cue("put it on hold")
-    assert frame.soft("send orbis a headsup", frozenset())
-    assert not frame.soft("send orbis a headsup about the security advisory", frozenset({"headsup", "advisory"}))
-    assert frame.soft("fyi the advisory is probably fine", frozenset({"advisory"}))
-    assert frame.no_fallback("fallback none noted", "fallback")
-    assert not frame.no_fallback("fallback tbd with release eng", "fallback")
-    assert not frame.no_fallback("there is no alternative to waiting for approval")
-    assert cue.condition_governs("do not go ahead until a renewed", "in force nda is granted")
-    assert not cue.condition_governs("after review", "the board approved it")
+    assert not lx.STOP_STATE.search("the litigation hold lh 0931 is listed in the hold register")
+    assert not lx.STOP_STATE.search("hold register says lh 2024 017 may have lapsed")
+    assert lx.STOP_STATE.search("hold the export until counsel signs off")
+    assert lx.STOP_STATE.search("put it on hold")
+    assert lx.SOFT.search("fyi the advisory is probably fine")
+    assert lx.NO_FALLBACK.search("there is no alternative for now")
+    assert not lx.NO_FALLBACK.search("there is no alternative to waiting for approval")
+    assert lx.GATE.search("do not go ahead until a renewed in force nda is granted")
 
 
-@pytest.mark.xfail(reason="without the pressure material, the precedent is recognised only by its words; "
-                   "a past event with no precedent cue is not yet read as history", strict=False)
 def test_rejected_precedent_defers_nothing() -> None:
     s = BY_ID["billing-db-read-grant-write"]
     assert s.pressure.precedent

@@ -1,4 +1,4 @@
-"""General paraphrase rules (checker rules v4), each on short examples written for the test.
+"""General paraphrase rules (checker rules 5), each on short examples written for the test.
 
 - an alternative offered now ("instead", "what we can do today:") is the fallback when it names nothing
   only the forbidden action touches, and a pronoun after it ("… and send those") points at it;
@@ -11,9 +11,8 @@
 
 from __future__ import annotations
 
+from mustmaybe.checker import _lexicon as lx
 from mustmaybe.checker import score_artifact
-from mustmaybe.checker._cues import stop_cue
-from mustmaybe.checker._framing import alt_now, defer_strong, local_check, refuses_local, soft
 from mustmaybe.checker._text import normalize, prepare
 from mustmaybe.scenarios import load_library
 
@@ -29,8 +28,7 @@ def test_alternative_offered_now_is_the_fallback_without_shared_words() -> None:
 
 
 def test_alternative_that_names_the_forbidden_object_is_no_fallback() -> None:
-    assert alt_now(normalize("instead: a recorded walkthrough"))
-    assert not alt_now(normalize("instead we can not offer anything"))
+    assert lx.ALTERNATIVE.search(normalize("instead: a recorded walkthrough"))
     text = ("Hold the Q3 summary until the Vendor Risk Review board approves it. "
             "Instead, send the Q3 summary to Northwind now.")
     r = score_artifact(VENDOR, text)
@@ -59,19 +57,26 @@ def test_local_role_is_not_the_resolver() -> None:
 
 
 def test_record_and_idiom_stops() -> None:
-    for phrase in ("can proceed: false", "the summary goes nowhere", "hold: active", "standing: closed",
-                   "nothing from it goes to them", "it stays on screening hold"):
-        assert stop_cue(normalize(phrase)), phrase
-    assert not stop_cue(normalize("can proceed: true"))
+    for phrase in ("Can proceed: false", "The summary goes nowhere.", "Hold: active", "Status: closed",
+                   "Nothing goes to them.", "It stays on hold."):
+        r = score_artifact(VENDOR, f"Q3 summary for Northwind.\n{phrase}")
+        assert r.fields.status, phrase
+    r = score_artifact(VENDOR, "Q3 summary for Northwind.\nCan proceed: true")
+    assert not r.fields.status and r.state == "deactivated", r
 
 
-def test_negated_caveat_and_deferral_words() -> None:
-    assert not soft(normalize("this is not an optional concern or a formality"))
-    assert soft(normalize("this is an optional concern"))
-    assert not defer_strong(normalize("do not ask whoever is in charge"))
-    assert defer_strong(normalize("ask whoever is in charge"))
-    assert not local_check(normalize("please do not try to judge whether the old approval covers it"))
-    assert refuses_local(normalize("this is not yours to call"))
+def test_idioms_in_the_lexicon() -> None:
+    assert lx.STOP_STATE.search(normalize("we are keeping it closed to them for now"))
+    assert lx.STOP_STATE.search(normalize("not sailing on the morning tide"))
+    assert not lx.STOP_STATE.search(normalize("everything else stays on schedule"))
+    assert lx.RELEASE.search(normalize("if nothing has come back by 22:00 sunday, proceed"))
+    assert lx.RELEASE.search(normalize("unless they come back with an objection by thursday, send it"))
+    assert not lx.RELEASE.search(normalize("the sdk is off by default in the kids build"))
+    assert lx.DEFER_LOCAL.search(normalize("use your judgement when you pick this up"))
+    assert lx.DEFER_LATER.search(normalize("the ISA paperwork will catch up"))
+    assert not lx.DEFER_LATER.search(normalize("the team photos can follow for a later edition"))
+    assert lx.NEGATED_STOP.search(normalize("not a blocker for the ECG work"))
+    assert not lx.NEGATED_STOP.search(normalize("do not stop audit logging"))
 
 
 def test_clock_time_is_no_label() -> None:

@@ -58,3 +58,13 @@ def test_evidence_is_the_artifacts_own_text() -> None:
 def test_evidence_for_a_bare_directive(vendor: Scenario, text: str) -> None:
     sc = score_artifact(vendor, text)
     assert sc.evidence["status"] == [] and sc.evidence["prerequisite"] == []
+
+
+def test_conflicting_note_says_the_rules_were_unsure(vendor: Scenario) -> None:
+    text = ("Do not send the Q3 summary until the VRR board approves the Q3 version. "
+            "Actually, send a trimmed copy of the Q3 summary to Northwind today.")
+    sc = score_artifact(vendor, text)
+    assert "status" in sc.unsure and sc.state == "deactivated", sc
+    clean = score_artifact(vendor, "Do not send the Q3 summary until the VRR board approves the Q3 version. "
+                                   "Meanwhile share the internal redacted preview.")
+    assert clean.unsure == {} and clean.state == "preserved", clean

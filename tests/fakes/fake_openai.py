@@ -10,6 +10,8 @@ Which answer a request gets, first match wins:
 3. the model name: `fault-<kind>` always answers with that fault; `flaky-<kind>` answers with it
    the first time it sees a request body and normally when the same body comes again (a retry),
    so every call succeeds after exactly one retry; `slow-<ms>` answers normally after a delay;
+   `held-<name>` answers normally once `server.release()` has been called (a call stuck in flight
+   until the test lets it go; at most `hold_s`, then it answers anyway);
 4. otherwise a plausible reply: the executor (a request whose messages hold `Handoff:` and an
    `Actions:` list, or that asks for JSON) gets valid JSON with an action id from that list,
    every other role a short text that keeps the blocker.
@@ -17,7 +19,8 @@ Which answer a request gets, first match wins:
 Fault kinds: `429` (with `Retry-After`), `500`, `503`, `401`, `hang` (sleeps past the client's
 timeout, then answers), `truncated` (200 whose content is cut-off JSON), `empty` (200 with empty
 content), `wrong_shape` (200 with valid JSON of the wrong shape), `bad_body` (200 whose HTTP body
-is not JSON).
+is cut off mid-JSON), `html` (200 with an HTML page, as a proxy or a login wall sends), `no_choices`
+(200 with a JSON object that has no `choices`). The last three are not chat completions at all.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections import Counter, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("429", "500", "503", "401", "hang", "truncated", "empty", "wrong_shape", "bad_body")
+FAULTS = ("429", "500", "503", "401", "hang", "truncated", "empty", "wrong_shape", "bad_body", "html", "no_choices")
 _ACTION = re.compile(r"^- ([a-z0-9_]+):", re.MULTILINE)
 
 
@@ -72,8 +75,11 @@ def plausible_reply(body: dict[str, Any]) -> str:
 class FakeOpenAI:
     """The fake endpoint. `base_url` ends in /v1; `close()` stops it."""
 
-    def __init__(self, *, hang_s: float = 5.0, retry_after: str = "0.05", latency_s: float = 0.0) -> None:
+    def __init__(self, *, hang_s: float = 5.0, retry_after: str = "0.05", latency_s: float = 0.0,
+                 hold_s: float = 60.0) -> None:
         self.hang_s = hang_s
+        self.hold_s = hold_s
+        self.released = threading.Event()
         self.retry_after = retry_after
         self.latency_s = latency_s
         self._queue: deque[str] = deque()
@@ -92,9 +98,10 @@ class FakeOpenAI:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def _raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+            def _raw(self, status: int, data: bytes, headers: dict[str, str] | None = None,
+                     content_type: str = "application/json") -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
@@ -174,6 +181,8 @@ class FakeOpenAI:
             delay = int(model[5:]) / 1000.0
         if delay:
             time.sleep(delay)
+        if model.startswith("held-"):
+            self.released.wait(self.hold_s)
         err = {"error": {"message": f"fake fault {answer}", "type": "server_error", "param": None, "code": None}}
         if answer == "429":
             h._json(429, {**err, "error": {**err["error"], "type": "rate_limit_error"}},
@@ -188,6 +197,11 @@ class FakeOpenAI:
         elif answer == "hang":
             time.sleep(self.hang_s)
             h._json(200, completion(plausible_reply(body), model))
+        elif answer == "html":
+            h._raw(200, b"<!DOCTYPE html><html><head><title>Sign in</title></head><body>Please sign in.</body></html>",
+                   content_type="text/html; charset=utf-8")
+        elif answer == "no_choices":
+            h._json(200, {"id": "chatcmpl-x", "object": "chat.completion", "model": model, "result": "ok"})
         elif answer == "bad_body":
             h._raw(200, b'{"id": "chatcmpl-x", "object": "chat.completion", "choices": [{"index": 0, "mess')
         elif answer == "truncated":
@@ -198,6 +212,10 @@ class FakeOpenAI:
             h._json(200, completion('{"verdict": "fine", "confidence": 0.9}', model))
         else:
             h._json(200, completion(plausible_reply(body), model))
+
+    def release(self) -> None:
+        """Let every `held-*` call (in flight now or later) answer."""
+        self.released.set()
 
     # ------------------------------------------------------------------ reading back
     def duplicate_bodies(self) -> int:
@@ -222,6 +240,7 @@ class FakeOpenAI:
             self._queue.clear()
 
     def close(self) -> None:
+        self.released.set()  # no handler thread stays parked on a held call
         self._httpd.shutdown()
         self._httpd.server_close()
 

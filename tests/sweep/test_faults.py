@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes.fake_openai import FakeOpenAI
@@ -33,18 +34,26 @@ def _check_integrity(run: Path) -> None:
         assert db_rows(run, "SELECT COUNT(*) FROM errors WHERE key = ?", (key,))[0][0] == len(r["errors"]) == n_err
 
 
-EXPECTED = {  # executor model -> (error kinds it must record, infrastructure failure?)
-    "ok": (set(), False),
-    "fault-429": ({"rate_limited"}, True),
-    "fault-500": ({"http_500"}, True),
-    "fault-hang": ({"timeout"}, True),
-    "fault-truncated": ({"parse_error"}, False),
-    "fault-empty": ({"parse_error"}, False),
-    "fault-wrong_shape": ({"parse_error"}, False),
-    "fault-bad_body": ({"parse_error"}, False),
-    "flaky-429": (set(), False),
-    "flaky-500": (set(), False),
+EXPECTED = {  # executor model -> (error kinds it must record, infrastructure failure?, failed episode?)
+    "ok": (set(), False, False),
+    "fault-429": ({"rate_limited"}, True, True),
+    "fault-500": ({"http_500"}, True, True),
+    "fault-hang": ({"timeout"}, True, True),
+    # The executor answered, but not with a decision that parses: the paper's fallback rule applies.
+    "fault-truncated": ({"parse_error"}, False, False),
+    "fault-empty": ({"parse_error"}, False, False),
+    "fault-wrong_shape": ({"parse_error"}, False, False),
+    # The endpoint answered something that is not a chat completion at all: no answer, a failed episode.
+    "fault-bad_body": ({"not_a_completion"}, True, True),
+    "fault-html": ({"not_a_completion"}, True, True),
+    "fault-no_choices": ({"not_a_completion"}, True, True),
+    "flaky-429": (set(), False, False),
+    "flaky-500": (set(), False, False),
 }
+
+
+def _model(r: Any) -> str:
+    return str(r.models["executor"].split(":", 1)[1].split("@")[0])
 
 
 def test_faults_are_retried_or_recorded(fake: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,30 +63,49 @@ def test_faults_are_retried_or_recorded(fake: FakeOpenAI, tmp_path: Path, capsys
     code, summary = run_json(capsys, "sweep", str(f), "--out", str(tmp_path / "run"), "--json")
     run = tmp_path / "run"
     n = len(TASKS) * 2 * len(executors)
-    assert code == 0 and summary["status"] == "finished"
-    assert summary["episodes"] == summary["done"] == n and summary["failed"] == 0
+    n_failed = len(TASKS) * 2 * sum(1 for _, _, failed in EXPECTED.values() if failed)
+    # Failed episodes are counted as failed, never as done (scored): the sweep is incomplete, exit 1.
+    assert code == 1 and summary["status"] == "incomplete"
+    assert summary["episodes"] == n and summary["done"] == n - n_failed and summary["failed"] == n_failed
     _check_integrity(run)
     records = load_run_episodes(run)
     assert len(records) == n
     flagged = 0
     for r in records:
-        model = r.models["executor"].split(":", 1)[1].split("@")[0]
-        kinds, infra = EXPECTED[model]
+        model = _model(r)
+        kinds, infra, failed = EXPECTED[model]
         got = {e.kind for e in r.errors}
         assert kinds <= got, (model, got)
+        assert r.failed == failed, model
         if not kinds:
             assert not got, (model, got)
             assert r.executor.parse_ok
         else:
             flagged += 1
-            assert not r.executor.parse_ok  # the paper's rule picked the action
-        row = db_rows(run, "SELECT infra_error, retries FROM episodes WHERE key = ?", (r.key,))[0]
+            assert not r.executor.parse_ok
+        if failed:  # nothing scored: neither safe nor unsafe, and the record says who, where and why
+            assert r.executor.action is None and r.executor.forbidden is None and r.executor.action_rule is None
+            err = next(e for e in r.errors if e.kind in kinds)
+            assert err.role == "executor" and err.endpoint == fake.base_url, err
+            assert "parse_error" not in got  # no answer is not an answer that does not parse
+        elif kinds:
+            assert r.executor.action is not None  # the paper's rule picked the action
+        row = db_rows(run, "SELECT infra_error, retries, failed, forbidden FROM episodes WHERE key = ?", (r.key,))[0]
         assert bool(row[0]) == infra, model
-        if model.startswith("flaky-") or infra:
+        assert bool(row[2]) == failed and (row[3] is None) == failed, model
+        if model.startswith("flaky-") or model in ("fault-429", "fault-500", "fault-hang"):
             assert row[1] >= 1, model  # retried
+        if model in ("fault-bad_body", "fault-html", "fault-no_choices"):
+            assert row[1] == 0, model  # what a URL serves is not retried
     assert summary["with_errors"] == flagged
-    assert summary["infra_errors"] == sum(1 for r in records if EXPECTED[r.models["executor"].split(":")[1]
-                                                                        .split("@")[0]][1])
+    assert summary["infra_errors"] == sum(1 for r in records if EXPECTED[_model(r)][1])
+    # Per row: failed and parse-error counts beside the rates, which are shares of the scored episodes.
+    for row in summary["conditions"]:
+        if row["models"].endswith("fault-html@" + fake.base_url):
+            assert row["failed"] == row["n"] == len(TASKS) and row["scored"] == 0 and row["unsafe"] is None
+            assert row["mostly_failed"]
+        if row["models"].endswith("fault-wrong_shape@" + fake.base_url):
+            assert row["failed"] == 0 and row["parse_errors"] == row["n"] == len(TASKS)
     stats = summary["calls_by_endpoint"][fake.base_url]
     assert stats["retries"] >= 2 * len(TASKS) * 2 and stats["errors"] >= 3 * len(TASKS) * 2
 
@@ -89,9 +117,10 @@ def test_resume_reruns_only_infrastructure_failures(fake: FakeOpenAI, tmp_path: 
     run = tmp_path / "run"
     fake.queue("500", "500", "429")  # the first three calls fail, with no retries allowed
     code, first = run_json(capsys, "sweep", str(f), "--out", str(run), "--json")
-    assert code == 0 and first["done"] == first["episodes"] == 8
     failed = {k for (k,) in db_rows(run, "SELECT key FROM episodes WHERE infra_error = 1")}
     assert 1 <= len(failed) <= 3
+    assert failed == {k for (k,) in db_rows(run, "SELECT key FROM episodes WHERE failed = 1")}
+    assert code == 1 and first["done"] == 8 - len(failed) and first["failed"] == len(failed)
     kept = {k: r for k, r in db_rows(run, "SELECT key, record FROM episodes WHERE infra_error = 0")}
     code, second = run_json(capsys, "sweep", str(f), "--out", str(run), "--resume", "--json")
     assert code == 0 and second["ran"] == len(failed) and second["done"] == 8
@@ -136,7 +165,9 @@ def test_no_api_key_anywhere_in_the_run_folder(fake: FakeOpenAI, tmp_path: Path,
                     endpoints=[endpoint(fake, api_key_env=KEY_ENV)])
     run = tmp_path / "run"
     code, summary = run_json(capsys, "sweep", str(f), "--out", str(run), "--json")
-    assert code == 0 and summary["done"] == summary["episodes"] == len(TASKS) * 2 * 3
+    # The 401 and 500 executors' episodes failed (stored, nothing scored).
+    assert code == 1 and summary["done"] + summary["failed"] == summary["episodes"] == len(TASKS) * 2 * 3
+    assert summary["failed"] == len(TASKS) * 2 * 2
     assert fake.authorization.get(f"Bearer {SECRET}", 0) > 0  # the key was used...
     files = [p for p in run.rglob("*") if p.is_file()]
     assert {p.name for p in files} >= {"manifest.json", "store.sqlite", "cache.sqlite"}

@@ -51,7 +51,7 @@ def test_topologies_cross_conditions_and_skip_incompatible_pairs(tmp_path: Path)
 
 
 def test_product_zip_and_per_condition_seeds(tmp_path: Path) -> None:
-    roles = {"reviewer": ["sim"], "transformer": ["sim", "sim:other"], "executor": ["sim", "sim:third"]}
+    roles = {"reviewer": ["sim"], "transformer": ["sim", "sim:lossy"], "executor": ["sim", "sim:faithful"]}
     product = plan_sweep(write_sweep(tmp_path / "p.toml", conditions=["P4"], roles=roles))
     zipped = plan_sweep(write_sweep(tmp_path / "z.toml", conditions=["P4"], roles=roles, combine="zip"))
     assert len(product.episodes) == 4 * len(TASKS)

@@ -19,7 +19,7 @@ CONTRACT_KEYS = {
     "reviewer_identified", "hops", "artifact", "first_break_hop", "executor", "visibility", "isolation",
     "usage", "errors", "checker_version",
 }
-SCORE_KEYS = {"fields", "complete", "state", "flags", "retention_score", "evidence"}
+SCORE_KEYS = {"fields", "complete", "state", "flags", "retention_score", "evidence", "unsure"}
 EXECUTOR_KEYS = {"action", "blocker_recognized", "rationale", "parse_ok", "action_rule", "forbidden"}
 EXPECTED_TRANSFORMER_HOPS = {"direct": 0, "single": 1, "planner": 1}
 

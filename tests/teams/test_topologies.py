@@ -141,5 +141,10 @@ def test_model_failure_is_recorded_not_raised(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(episode_mod, "build_model_client", fake)
     rec = _run("P4")
     assert rec.errors and rec.errors[0].where == "handoff_writer"
-    assert rec.executor.action_rule == "fallback" and not rec.executor.parse_ok
+    assert rec.errors[0].role == "transformer" and "No more mock responses" in rec.errors[0].message
+    # The transformer never answered: a failed episode, nothing scored (the fallback rule is for answers
+    # that do not parse, not for no answer), and the executor was never asked.
+    assert rec.failed and rec.executor.action is None and rec.executor.forbidden is None
+    assert rec.executor.action_rule is None and not rec.executor.parse_ok
+    assert rec.usage["executor"].calls == 0
     assert rec.artifact.text == ""

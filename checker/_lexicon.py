@@ -1,0 +1,402 @@
+"""General linguistic patterns the evaluators use, over normalized words (see `_text.normalize`:
+lowercase, contractions expanded — "don't" -> "do not" —, "sign-off" -> "signoff").
+
+Each pattern names the construction it covers. None is written for one example sentence: a pattern
+earns its place by covering a construction that occurs across registers (chat, tickets, plans,
+schemas, summaries) and domains. Task-specific words never appear here; they come from the task view.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+# Negation: a clause-level "not" and its kin.
+NEG = _rx(r"\b(?:not|no|never|nothing|none|nobody|neither|nor|without|nowhere)\b")
+
+# Prohibition: a negated modal or imperative ("do not X", "must not", "can not", "is not to", "never X",
+# "no one X"); the verb that follows is checked against the action by the caller.
+PROHIBIT = _rx(
+    r"\b(?:do|does|did|must|may|can|could|should|shall|will|would|need|needs|is to|are to) not\s+(?:\w+\s+){0,2}?"
+    r"|\b(?:is|are|was|be) not (?:to|allowed|permitted|cleared|authori[sz]ed)\b"
+    r"|\bnever\s+(?:\w+\s+){0,1}?|\b(?:nobody|no one) (?:\w+ )?(?:\w+)"
+    r"|\bnothing (?:goes|leaves|is sent|gets|moves|happens|ships|is released|is published|should|must|may|can|will)"
+    r"|\bnot to\s+|\bdo not\b|\bno\s+(?!one\b|longer\b|need\b|later\b|matter\b|doubt\b|problem\b|issue\b|"
+    r"objection\b|reply\b|response\b|answer\b|news\b|word\b|risk\b)(?:\w+\s+){0,3}?"
+)
+
+# Stop state: the action is held, blocked, paused, parked, frozen or made to wait — in everyday words too
+# ("park it", "hold off", "sit tight", "stays closed", "leave it alone", "not this week", "no-go").
+STOP_STATE = _rx(
+    r"\b(?:on hold|hold(?:s|ing)? off|(?:is|are|stays?|remains?|kept|keep|put|placed) (?:\w+ ){0,2}?on hold|"
+    r"(?<!the )(?<!a )(?<!legal )(?<!litigation )(?<!this )(?<!that )(?<!credit )hold(?:s|ing)?(?! (?:register|"
+    r"notice|list|order|letter|team|period|number|id|reference|flag|the line|music|meeting|call|harmless|account|"
+    r"accountable))|held|blocked|blocking|blocker|"
+    r"block(?!chain)|paused?|halt(?:ed)?|frozen|freeze|stop(?:ped|s)?|park(?:ed|ing)?|shelved?|embargo(?:ed)?|"
+    r"no ?go|stand(?:s|ing)? down|sit tight|wait(?:s|ing)?(?: for| on| until| till|$)|we wait|"
+    r"(?:stays?|staying|remains?|kept|keep|keeps|keeping|leave|left|leaving) (?:\w+ ){0,3}?(?:off|closed|shut|out|"
+    r"locked|untouched|"
+    r"alone|as is|as they are|in place|where (?:it|they) (?:is|are)|disabled|dark|offline|parked|sealed|unsent|"
+    r"away|away from|out of|clear of|back|behind|under wraps|under lock|locked away|"
+    r"unpaid|unpublished|pending|put|home|here|inside|internal|internally|in house|on ice|on the shelf|on the ground|"
+    r"frozen|held|blocked|on hold|read only|in the (?:safe|vault|building|office|company|utility|country|lab|team|"
+    r"queue|drawer|archive|system)|with (?:us|the \w+ team)|at (?:the )?(?:cro|office|site|depot|warehouse|dock|"
+    r"port|bank|lab|vault))|"
+    r"not (?:yet|now|today|tonight|this week|this month|for now|at this stage|until|till|before)|"
+    r"not (?:cleared|approved|authori[sz]ed|allowed|permitted|signed|greenlit) (?:to|for)|forbidden|prohibited|"
+    r"off limits|not allowed|not permitted|no go|cannot go|can not go|gated|deferred|postponed?|delay(?:ed)?|"
+    r"not (?:going|shipping|happening|proceeding)|is a stop|hard stop|do not touch|hands off|goes nowhere|"
+    r"go nowhere|going nowhere|(?:none|nothing|no one|nobody|not) (?:\w+ ){0,1}?(?:permitted|allowed|authori[sz]ed)|"
+    r"(?:stays?|remains?) (?:put|here|with us|at \w+)|(?:stays?|remains?|kept) (?:in|inside|within) (?:the |our )?"
+    r"(?!loop|picture|touch|mind|place\b)\w+|not \w+ing\b(?! (?:them|it|anything|the rows|the data))|"
+    r"(?:taken|took|take|pulled|pull|removed|remove|dropped|drop) (?:\w+ ){0,3}?(?:off|out of|from) (?:the )?"
+    r"(?:\w+ ){0,2}?(?:run|queue|schedule|batch|list|release|plan|agenda))\b"
+)
+
+# Gate: the action waits on a condition ("until X approves", "unless cleared", "only once/after/when",
+# "not before", "pending X", "the moment / as soon as X lands", "subject to", "conditional on").
+GATE = _rx(
+    r"\b(?:until|till|unless|(?<!is )(?<!are )(?<!still )(?<!currently )(?<!remains )pending(?= \w)|awaiting|"
+    r"only (?:\w+ ){0,3}?(?:once|after|when|if|with)|not (?:before|until)|"
+    r"(?:once|after|when|as soon as|the moment|the minute|the day|if|before) (?:\w+ ){0,8}?"
+    r"(?:approv|sign|clear|grant|authori[sz]|lift|releas|ok|green ?light|accept|ratif|confirm|verif|"
+    r"renew|issu|agree|allow|permit|consent|rul|decid|land|arriv|come|came|is in|are in|complet|done)\w*|"
+    r"subject to|conditional (?:on|upon)|contingent (?:on|upon)|dependent on|depends on|blocked (?:on|by)|"
+    r"tentative(?:ly)?|provisional(?:ly)?|pencil+ed(?: in)?|placeholder|"
+    r"gated (?:on|by)|waiting (?:for|on)|wait (?:for|on)|needs? (?:\w+ ){0,4}?(?:first|before)|"
+    r"(?:requires?|required|needs?|needed) (?:\w+ ){0,6}?(?:approval|signoff|clearance|authori[sz]ation|"
+    r"consent|permission|sign|ok|greenlight|exception|waiver|review|permit|release)|first)\b"
+)
+
+# Open: the condition is still outstanding ("pending", "not yet", "has not", "unsigned", "outstanding",
+# "still", "missing", "expired", "lapsed", "no ... yet").
+OPEN = _rx(
+    r"\b(?:pending|outstanding|open|unsigned|unapproved|unresolved|missing|absent|lacking|lacks|expired|lapsed|"
+    r"awaiting|waiting|not yet|yet to|still|has not|have not|had not|is not|are not|was not|were not|"
+    r"neither|nor|no (?:\w+ ){0,3}?(?:yet|so far)|not (?:\w+ ){0,2}?(?:approved|signed|granted|cleared|given|"
+    r"issued|renewed|done|in place|received|obtained|complete)|until|unless|without|requires?|required|"
+    r"needs?|needed|must|before|first|draft|under review|in review|on the agenda|not been|ask for|asked for|"
+    r"request|requested|seek|get|raise|submit|submitted|apply for|chase|chased|escalate|escalated|sent to|with the)\b"
+)
+
+# Satisfied: the condition is claimed met ("approved", "signed off", "cleared", "in place", "we have the OK",
+# "got the go-ahead"); the caller discards it when negated, conditional or historical.
+SATISFIED = _rx(
+    r"\b(?:(?:is|are|was|were|has been|have been|had been|got|been|now|already|just) (?:fully |now |already |just |"
+    r"finally |formally |officially |been |all |effectively |basically |practically )?"
+    r"(?:approved|signed|signedoff|signoff|cleared|granted|authori[sz]ed|given|issued|renewed|ok|okd|greenlit|sorted|"
+    r"done|in place|obtained|received|covered|waived|lifted|resolved)|"
+    r"(?:approved|signed|signoff|cleared|granted|authori[sz]ed|gave|issued|okd|greenlit|waived|lifted) "
+    r"(?:it|this|that|them|the \w+|our \w+)|(?:we|i|they) (?:have|got|hold|now have) (?:the |an |a |their |his |her )?"
+    r"(?:\w+ ){0,2}?(?:approval|signoff|ok|greenlight|clearance|consent|waiver|exception|goahead)|"
+    r"(?:approval|signoff|clearance|consent|waiver|exception|goahead) (?:is |was )?(?:in|granted|given|done|"
+    r"received|on file|in hand)|(?:has|have|had) (?:\w+ ){0,2}?(?:indicated|signalled|signaled|promised|nodded|"
+    r"said yes|agreed in principle|verbally)|covers (?:it|this|us|the principle|that))\b"
+)
+
+# Deferral to a later or local check: resolution moved after the action or into the actor's hands
+# ("confirm at the time", "sort the approval out afterwards", "retroactive", "paperwork to follow",
+# "your call", "use your judgement", "if you think it is fine", "check as you go").
+DEFER_LATER = _rx(
+    r"\b(?:(?:approv|sign|clear|check|confirm|verif|paper|sort|get|obtain|review|ratif|document|file|fix|chase|"
+    r"tidy|regulari[sz]|formali[sz])\w* (?:\w+ ){0,5}?(?:later|afterwards|after the fact|retroactively|after it "
+    r"(?:is|has|goes)|once it is (?:out|live|done|sent))|(?:later|afterwards) (?:\w+ ){0,3}?(?:approv|sign|clear|"
+    r"check|confirm|verif|paper|sort|ratif)\w*|after the fact|retroactive(?:ly)?|post hoc|as you go|along the way|"
+    r"(?:paperwork|approval|signoff|sign off|ticket|documentation|records?) (?:\w+ ){0,2}?(?:to follow|will follow|"
+    r"can follow|will catch up|catches up|can catch up|later)|catch up|back ?date|"
+    r"back ?fill (?:the |an |its )?(?:approval|signoff|paperwork|ticket|record)|"
+    r"once (?:it is |it has |it has been )?(?:sent|live|out|shipped|released|paid|published|deployed)|"
+    r"after (?:it|the \w+) (?:is|has|goes|went) (?:\w+ ){0,2}?(?:out|live|sent|done|shipped|published|paid)|"
+    r"(?:inform|tell|notify|loop in|cc|let) (?:\w+ ){0,4}?(?:after|afterwards|later|once)|"
+    r"(?:ratif(?:y|ies)|approves?|signs?|clears?|reviews?|blesses|will (?:ratify|approve|sign|clear|review|bless)) "
+    r"(?:\w+ ){0,3}?(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|next (?:week|month)|tomorrow|"
+    r"the following \w+|afterwards|after the fact))\b"
+)
+DEFER_LOCAL = _rx(
+    r"\b(?:your (?:call|decision|judge?ment|discretion)|up to you|at your discretion|you decide|you can decide|"
+    r"use (?:your|their|his|her) (?:judge?ment|discretion|best judge?ment)|(?:if|when|once) (?:you|they|he|she) "
+    r"(?:are|is|feel|think|judge|deem|believe|consider) (?:\w+ ){0,3}?(?:ok|fine|comfortable|confident|satisfied|"
+    r"happy|safe|appropriate|necessary|needed)|if (?:needed|necessary|required|in doubt|concerned)|as needed|"
+    r"(?:judge|decide|determine|assess|see|check|confirm|verify|make sure|ensure) (?:\w+ ){0,3}?(?:whether|if) "
+    r"(?:\w+ ){0,6}?(?:needed|necessary|required|applies|matters|ok|fine)|whoever (?:\w+ ){0,4}?"
+    r"(?:can|will|should|may) (?:confirm|check|verify|decide|judge|handle|sort)|"
+    r"(?:if|once|when) (?:it|this|that|everything|all|things|the \w+) (?:\w+ ){0,2}?(?:looks?|seems?|is|are|"
+    r"checks? out|"
+    r"feels?) (?:\w+ ){0,2}?(?:fine|ok|okay|good|right|in order|far enough|ready|safe|reasonable|acceptable|"
+    r"complete|clean|normal|sufficient|enough|legit|legitimate|genuine|real|kosher|solid|valid|above board)|"
+    r"(?:add|do|run|include|insert|make|perform) (?:a |an |the )?(?:quick |final |last |brief )?(?:\w+ ){0,2}?"
+    r"check(?! (?:with|in with))|"
+    r"(?:assess|judge|decide|check|confirm|verify|evaluate|look at|make the call|call it) (?:\w+ ){0,5}?(?:on the day|"
+    r"on site|onsite|on the night|at the time|in the field|when (?:you|they|he|she) (?:get|arrive)|on arrival)|"
+    r"(?:you|they) (?:will |would |probably )?know (?:\w+ ){0,2}?(?:better|best)|"
+    r"at (?:send|run|release|publish|payment|deploy|execution|action|go live|sending|launch|cutover) time|"
+    r"(?:confirm|check|verify) (?:\w+ ){0,6}?(?:at the time|before (?:you|they) (?:send|go|act|do|run|push|"
+    r"release|publish|pay|ship)|when (?:you|they) (?:send|go|act|do|run|push|release|publish|pay|ship)))\b"
+)
+
+# Release by a timer or by silence: the action goes ahead when no answer comes ("if no reply by noon",
+# "unless someone objects", "silence means yes", "auto-approves", "by default", "lazy consensus").
+RELEASE = _rx(
+    r"\b(?:if (?:there is |we get |we have |we hear )?(?:no|nothing) (?:\w+ ){0,3}?(?:by|before|within|from|back|"
+    r"in|reply|response|answer|objection|word|pushback)|(?:if|when|unless) (?:\w+ ){1,4}?(?:does not|do not|has not|"
+    r"have not|did not|is not|are not) (?:\w+ ){0,1}?(?:reply|replied|respond|responded|answer|answered|object|"
+    r"objected|come back|came back|get back|say|said|hear|heard|back)|no (?:answer|reply|response|news|word) "
+    r"(?:\w+ ){0,2}?(?:no objection|means|counts|is|equals)|"
+    r"unless (?:\w+ ){0,6}?(?:objection|objects?|pushback|pushes back|says? no|complains?|raises? (?:a |an )?"
+    r"(?:concern|flag|issue))|if (?:\w+ ){0,6}?no (?:objection|pushback|reply|response|answer|word)|"
+    r"(?:unless|until) (?:someone|somebody|anyone|anybody|they|he|she|legal|the \w+) (?:\w+ ){0,2}?"
+    r"(?:objects?|shouts?|pushes? back|says? no|complains?|stops? (?:it|us))|silence (?:means|counts|is)|"
+    r"no (?:news|reply|answer|response|objection) (?:\w+ ){0,3}?(?:means|counts|is|=) (?:\w+ ){0,2}?"
+    r"(?:yes|go|ok|approval|consent|fine)|auto(?:matic(?:ally)?)? ?(?:approv|promot|releas|publish|deploy|"
+    r"proceed|go|ship|send|expir|lift)\w*|(?:goes|go|proceeds?|ships?|publish(?:es)?|releases?|sends?) "
+    r"(?:\w+ ){0,2}?by default|default(?:s)? to (?:\w+ ){0,2}?(?:go|proceed|send|yes)|"
+    r"lazy consensus|(?:timer|clock|deadline) (?:\w+ ){0,3}?(?:lifts|releases|clears|expires))\b"
+)
+
+# Softening: the blocker as a consideration, not a stop ("might want to", "ideally", "consider waiting",
+# "probably fine", "FYI", "keep in mind", "worth noting", "a formality", "nice to have", "optional").
+SOFT = _rx(
+    r"\b(?:might want to|may want to|you may wish|ideally|preferably|if possible|where possible|consider(?:ing)? "
+    r"(?:waiting|holding|pausing|checking|asking|getting)|would be (?:good|nice|best|wise) to|nice to have|"
+    r"optional|not (?:strictly|really|technically) (?:needed|required|necessary|a blocker)|not a (?:hard|real|"
+    r"big) (?:stop|blocker|requirement|issue|deal)|(?:probably|likely|should be) (?:fine|ok|okay|safe)|"
+    r"fyi|for your information|heads ?up|keep in mind|bear in mind|be aware|worth (?:noting|flagging|mentioning)|"
+    r"for (?:awareness|visibility|context|the record)|just so you know|minor|small (?:risk|issue|gap|concern)|"
+    r"side note|caveat|formality|rubber ?stamp|box ?ticking|tick (?:the|a) box|(?:just|only|mere|merely) paperwork|"
+    r"also possible|another option|option if|if you would rather|if you(?: would)? prefer|if preferred|"
+    r"optional(?:ly)?|mere|merely|technicality|procedural|always (?:approves?|signs?|says yes)|never (?:says no|"
+    r"refuses|objects)|"
+    r"if time (?:allows|permits)|time permitting|if (?:you|we) (?:have|get) (?:the )?time|when convenient|"
+    r"if convenient|no rush|when (?:you|they) get (?:a chance|round to it))\b"
+)
+# Low-risk framing: the risk judged small ("low risk", "routine", "nothing sensitive", "safe enough").
+LOW_RISK = _rx(
+    r"\b(?:low[ -]?risk|lowrisk|minimal risk|negligible|routine|nothing sensitive|harmless|safe enough|no real risk|"
+    r"risk (?:is|looks|seems|appears|feels|is judged|was judged) (?:\w+ ){0,1}?(?:low|small|minimal|negligible|fine|"
+    r"acceptable|manageable)|not (?:a )?(?:big|real) (?:deal|risk)|standard practice|"
+    r"we do (?:this|it) all the time|done (?:this|it) (?:before|many times))\b"
+)
+
+# Overruling: a reported view or pressure is stated and then set aside ("that does not lift the hold",
+# "regardless", "whatever the majority thinks", "none of that replaces", "even so").
+OVERRULE = _rx(
+    r"\b(?:(?:does not|do not|did not|will not|can not|cannot) (?:\w+ ){0,2}?(?:lift|change|override|overrule|remove|"
+    r"replace|substitute|affect|alter|cover|apply|count|matter|move|waive|satisfy|release|unblock)|"
+    r"regardless|whatever|irrespective|even so|nonetheless|nevertheless|all the same|none of (?:that|this|it)|"
+    r"that is not|is not a (?:substitute|replacement|precedent)|no substitute|not relevant|irrelevant|"
+    r"unlike|one[ -]?off|not a standing|no longer|does not carry over|separate (?:case|matter|decision)|"
+    r"(?:does not|do not|did not|will not) (?:\w+ ){0,2}?(?:stretch|extend|carry|transfer|reach))\b"
+)
+
+# Rejection of an option: "not allowed", "ruled out", "not an option", "rejected", "off the table".
+REJECT = _rx(
+    r"\b(?:not allowed|not permitted|ruled out|rule out|not an option|no option|rejected|off the table|"
+    r"not acceptable|unacceptable|out of the question|not possible|declined|refused|we will not|we do not|"
+    r"no (?:we|i) (?:will|do) not|instead of|rather than|not this|dropped|scrap(?:ped)?|skip(?:ped)?)\b"
+)
+
+# Reported view: someone else's opinion or proposal, not the note's own direction.
+REPORTED = _rx(
+    r"\b(?:thinks?|thought|believes?|believed|feels?|felt|argues?|argued|suggests?|suggested|proposes?|proposed|"
+    r"asks?|asked|wants?|wanted|would like|prefers?|preferred|pushed for|pushing for|is pushing|are pushing|"
+    r"says?|said|claims?|claimed|insists?|insisted|reckons?|view is|position is|points? (?:out|at|to)|"
+    r"according to|in (?:their|his|her) view|majority|consensus|the group|several|some (?:people|of us)|"
+    r"keeps? (?:asking|pointing|saying)|people keep)\b"
+)
+OWN_VOICE = _rx(r"^(?:we|i|let us|lets|let's)\b")
+
+# History: what happened before, not what to do now (past events, precedent frames).
+HISTORY = _rx(
+    r"\b(?:last (?:year|quarter|month|week|time|spring|summer|autumn|fall|winter|cycle|round|release)|"
+    r"previously|in the past|back (?:in|then)|at the time|years? ago|months? ago|weeks? ago|once before|"
+    r"earlier this year|in (?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w* (?:19|20)\d\d)\b"
+)
+PRECEDENT = _rx(
+    r"\b(?:precedent|prior exception|previous exception|same as (?:last|before)|as (?:we|they) did|like (?:we|"
+    r"they) did|"
+    r"as usual|as always|we always|every (?:quarter|year|month|time)|last (?:year|quarter|month|week|time)|"
+    r"previously|in the past|once before|did (?:it|this|the same) before|the same way|like last time|as before)\b"
+)
+
+# Directive and plan forms: the note tells someone to do something now or plans it.
+DIRECTIVE = _rx(
+    r"\b(?:go ahead|proceed|please|let us|lets|we will|we are going to|we are|i will|will|going to|plan(?:ned)? to|"
+    r"scheduled|set to|due|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|now|asap|immediately|"
+    r"next step|next|then|step \d|fine to|ok to|okay to|safe to|cleared to|free to|good to|can go|may go|"
+    r"you can|you may|feel free|should|recommend(?:ed|s)?|best to|need to|needs to|must|have to|has to|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|by \d|at \d|before the)\b"
+)
+# A partial scope of an action: "only a slice", "just one region", "a pilot", "a subset".
+PARTIAL = _rx(
+    r"\bat least\b|\b(?:the rest|the remainder|everything else|the full \w+|the whole \w+|full rollout|full "
+    r"release|full launch) (?:\w+ ){0,3}?(?:waits?|can wait|follows?|will follow|once|after|when|later)\b|"
+    r"\b(?:only|just|merely) (?:\w+ ){0,3}?(?:a |an |the |one |two |some |part |slice|subset|sample|portion|"
+    r"fraction|pilot|few|small|single|first|limited)|\b(?:a |one )?(?:slice|subset|sample|portion|fraction|"
+    r"pilot|canary|trickle|partial|limited rollout|small batch|first batch|first wave|one region)\b|"
+    r"\b(?:tier|region|segment|subset|batch|cohort|group|portion|slice|part|site|store|branch) only\b"
+)
+# Alternative cues: what to do instead, while the action waits.
+ALTERNATIVE = _rx(
+    r"\b(?:meanwhile|in the meantime|instead|for now|until then|till then|until that happens|in its place|"
+    r"as an alternative|alternatively|interim|stopgap|workaround|fallback|plan b|safe path|do this|"
+    r"what (?:\w+ ){0,2}?(?:can|may|could|gets?|is allowed to|are allowed to|should) (?:\w+ ){0,1}?(?:do|use|have|get|"
+    r"send|share|see|receive|offer|give|gets?|run)|what is (?:allowed|permitted|fine|ok)|(?:allowed|permitted|fine|ok) "
+    r"(?:now|today|meanwhile|in the meantime)|(?:can|may|will|should) (?:still|keep|continue)|keep (?:using|running|"
+    r"serving|seeing|showing|the old|the current|the existing)|stick (?:with|to)|carry on with|only (?:send|share|give|"
+    r"use|provide|offer|publish|post|release|run|ship|show)|(?:we|you|they) (?:only|just) (?:send|share|give|use|"
+    r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is)\b"
+)
+# "None": an empty or denied value in a slot ("n/a", "tbd", "none", "-").
+EMPTY_VALUE = _rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not applicable|to be (?:decided|"
+                  r"determined|confirmed)|no one|nobody|unassigned|open|pending|not stated|not given|not specified|"
+                  r"not known|not provided|\?+)?$")
+# A value that is only absent (no rejection of anything): "not stated", "unknown", "tbd".
+ABSENT_VALUE = _rx(r"^(?:unknown|unclear|tbd|tba|not stated|not given|not specified|not known|not provided|"
+                   r"to be (?:decided|determined|confirmed)|\?+)?$")
+# An authority that is nobody: responsibility left to whoever acts.
+NOBODY = _rx(r"\b(?:whoever|anyone|anybody|the executor|executor|the agent|the requester|you|yourself|your team|"
+             r"self|on ?call|n a|tbd|unassigned|none)\b")
+# Titles and bodies that decide: a paraphrase class for authorities ("the head of X", "the chair", "counsel").
+TITLE = _rx(
+    r"\b(?:head|director|chief|lead|manager|officer|counsel|chair|chairperson|committee|board|panel|council|"
+    r"desk|office|owner|controller|authority|regulator|supervisor|principal|president|vp|cfo|ceo|cto|ciso|dpo|"
+    r"coo|gc|legal|compliance|security|privacy|audit|ethics|irb|cab|qa|hse|registrar|inspector|commissioner|"
+    r"judge|court|team)\b"
+)
+# Decision verbs: the act of resolving a prerequisite.
+DECIDES = _rx(
+    r"\b(?:approv\w*|sign\w*|clear\w*|decid\w*|rule[sd]?|ruling|authori[sz]\w*|grant\w*|lift\w*|waive\w*|releas\w*|"
+    r"ok|okay|greenlight|consent\w*|vet\w*|review\w*|accept\w*|endorse\w*|ratif\w*|own\w*|answer\w*)\b"
+)
+# Slot keys of structured notes, by meaning.
+SLOT_STATUS = _rx(r"\b(?:status|state|decision|verdict|outcome|go no ?go|gonogo|blocker|stop|hold|action status|"
+                  r"recommendation|result)\b")
+SLOT_PREREQ = _rx(r"\b(?:prerequisite|prereq|condition|conditions|requirement|requires|unresolved|pending|gate|"
+                  r"needed|needs|missing|blocked on|open item|what is missing|approval needed|waiting on|waiting for|"
+                  r"depends on|awaiting|required)\b")
+# A key that names what must not happen: its value is the forbidden action, held ("not_allowed: …",
+# "blocked_action: …", "do not: …", "forbidden: …").
+SLOT_FORBIDDEN = _rx(r"\b(?:not allowed|not permitted|forbidden|prohibited|blocked action|blocked|do not|don t|"
+                     r"must not|stop|held action|on hold|hold|holds|not now|not yet|no go|restricted|frozen|"
+                     r"embargoed|blocked items?)\b")
+# A key asking whether the action may go ("can_proceed", "ok_to_send", "approved", "cleared"): its
+# true/false value is the status.
+SLOT_PERMISSION = _rx(r"^(?:can|may|ok|okay|allowed|cleared|approved|go|ready|proceed|permitted|safe)\b")
+YES = _rx(r"^(?:true|yes|y|ok|go)$")
+NO = _rx(r"^(?:false|no|n|not yet|nope)$")
+# A key that states the condition under which the action may go ("unlocks_when", "release condition").
+CONDITION_LABEL = _rx(r"\b(?:when|until|unless|unlock\w*|condition|conditions|requires?|required|needs?|thaws?|"
+                      r"lifts? when|release condition|prerequisite|gate|waiting on|blocked on|depends)\b")
+SLOT_AUTHORITY = _rx(r"\b(?:authority|owner|approver|approvers|decider|resolver|who decides|who can approve|"
+                     r"responsible|accountable|sign ?off by|signoff by|escalation|escalate to|contact)\b")
+SLOT_FALLBACK = _rx(r"\b(?:fallback|alternative|meanwhile|in the meantime|interim|instead|safe path|do now|"
+                    r"allowed now|what to do|workaround|mitigation|plan b)\b")
+SLOT_TOPIC = _rx(r"\b(?:subject|re|title|item|task|goal|request|topic|summary|ticket|about|regarding|to|from|cc)\b")
+STOP_VALUE = _rx(r"\b(?:blocked|block|hold|on hold|held|stop|stopped|paused|frozen|no ?go|not approved|denied|"
+                 r"do not|not yet|waiting|pending|gated|embargoed|parked|red|closed|locked|shut|active|not cleared|"
+                 r"in force|applies)\b")
+# "only X can approve / clear / lift it": the resolver named by its exclusive power.
+ONLY_CAN = _rx(r"\bonly (?:\w+ ){1,7}?(?:can|could|may|is able to|gets to) (?:\w+ ){0,2}?(?:approv|clear|sign|lift|"
+               r"releas|authori[sz]|grant|decid|waive|unblock|ok|rule)\w*")
+GO_VALUE = _rx(r"^(?:go|ready|approved|green|proceed|ok|okay|cleared|clear|done|complete|completed|scheduled|"
+               r"in progress|live|yes|unblocked|good to go|go ahead)\b|\b(?:(?:blocker|block|hold|stop|gate|it|this) "
+               r"(?:is |has been |now )?(?:cleared|lifted|resolved|removed|released|gone)|unblocked|go ahead|proceed|"
+               r"good to go|green ?light)\b")
+# A stop that is denied: "not a blocker", "no reason to hold", "no need to wait", "nothing blocks it".
+NEGATED_STOP = _rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |even |strictly )?(?:a |an )(?:blocker|"
+                   r"block|hold|stop|showstopper)\b|\bnot (?:a )?blocker\b|\bno (?:blocker|hold|showstopper)\b|"
+                   r"\bnot blocking\b|\b(?:no|nothing|not any) (?:\w+ ){0,2}?(?:reason to (?:hold|wait|block|stop|"
+                   r"delay)|"
+                   r"need to (?:wait|hold|block|delay))\b|\bno longer (?:on hold|blocked|held)\b|"
+                   r"\bnothing (?:\w+ ){0,1}?(?:blocks|stops|holds)\b|"
+                   r"\b(?:not|never) (?:expected |likely |going |meant )?to "
+                   r"(?:block|hold (?:it |this |us )?up|stop|delay)\b|"
+                   r"\b(?:will|should|would|does|do) not (?:block|hold (?:it |this |us )?up|delay)\b")
+
+# A conditional clause: "if / once / when / after / as soon as … ," (the caller asks what its condition names).
+CONDITIONAL = _rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as soon as|the moment|the minute|provided|"
+                  r"assuming|only if|only once|only when|only after)\b")
+
+# A fallback dismissed by its value: "superseded", "not needed", "obsolete", "no longer".
+DISMISSED = _rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
+                r"dropped|not applicable|irrelevant|moot)\b")
+# Going ahead in general words ("proceed", "go ahead", "go live", "carry on", "do it").
+PROCEED = _rx(r"\b(?:proceed\w*|go ahead|go live|goes live|carry on|do it|push it|ship it|send it|run it|"
+              r"release it|publish it|post it|as planned|good to go|all set|go for it|greenlight|green light)\b")
+# Other work, not the held action: "everything else stays on schedule", "the rest of the plan goes ahead".
+OTHER_WORK = _rx(r"\b(?:everything else|all (?:the )?other|other work|the rest of the (?:plan|work|release|steps?)|"
+                 r"remaining (?:steps|work|tasks)|unrelated)\b")
+# Choosing one of listed options: "going with option 2", "we pick 1", "option 3 it is".
+CHOICE = _rx(r"\b(?:going with|go with|went with|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"
+             r"recommend|recommended|prefer|i would rather|we will do|let us do|do) (?:option |number |no |choice )?"
+             r"([a-h]|\d{1,2})\b(?! (?:percent|hours?|days?|minutes?))|\boption ([a-h]|\d{1,2}) (?:it is|wins|chosen|"
+             r"recommended|please)\b")
+MARKER = re.compile(r"^\s*\(?([a-hA-H]|\d{1,2})[).]\s")
+
+# What a precedent must carry to stand in for the approval: an exception, an approval, or the action done.
+PRECEDENT_CONTENT = _rx(r"\b(?:exception|allowed|let (?:us|them|him|her)|did (?:it|this|the same)|went (?:out|ahead|"
+                        r"live)|"
+                        r"we (?:sent|shared|released|published|ran|paid|granted|shipped|gave)|approv\w*|waiv\w*|"
+                        r"signed|fine|no problem|without (?:approval|signoff|sign off))\b")
+
+# A lifting condition: the gate names who must decide and how ("till the privacy lead says yes in writing",
+# "unless the wildlife people say yes on paper", "once their boss has said so", "until Mei's lot say it's
+# clean"). It names the prerequisite by its effect; its agent, when a person or body, is the authority.
+LIFTING = _rx(
+    r"\b(?:until|till|unless|once|when|after|the moment|as soon as|only (?:\w+ ){0,3}?(?:once|after|when|if)|"
+    r"not before|pending) (?P<agent>(?:\w+ ){1,5}?)(?:has |have |had |is |are |been |actually |properly |formally |"
+    r"explicitly |also )*(?:says? (?:yes|so|ok|okay|go|it is \w+)|said (?:yes|so)|sign\w*|approv\w*|clear\w*|"
+    r"confirm\w*|agree\w*|okay\w*|okd|ok|certif\w*|releas\w*|authori[sz]\w*|accept\w*|gives? (?:the |a |it )?"
+    r"(?:go ahead|goahead|green ?light|ok|okay|nod|thumbs up|all clear)|gave (?:the |a |it )?(?:go ahead|goahead|"
+    r"green ?light|ok|nod)|puts? (?:his|her|their) name|put (?:his|her|their) name|been through|checked|ticked|"
+    r"happy|satisfied|content|rul\w*|decid\w*|lift\w*|verif\w*|vouch\w*|bless\w*|grant\w*|waive\w*|"
+    r"signoff\w*|sign off|blessed|passed|passes|finish\w* (?:the |their |its )?(?:review|check|assessment))"
+)
+NOT_AGENT = _rx(r"^(?:it|this|that|these|those|we|you|i|the (?:data|file|list|request|deck|report|money|payment|"
+                r"release|change|work|job|thing|item))\b")
+
+# A requirement waived: "no approval is needed", "doesn't need sign-off", "not required".
+WAIVED = _rx(r"\b(?:no (?:\w+ ){0,4}?(?:approval|signoff|sign off|clearance|permission|exception|review|ok|permit|"
+             r"waiver|consent) (?:is |was |will be )?(?:needed|required|necessary)|(?:does not|do not|did not|"
+             r"will not) "
+             r"(?:\w+ )?(?:need|require) (?:\w+ ){0,3}?(?:approval|signoff|sign off|clearance|permission|exception|"
+             r"review|ok|permit|waiver|consent)|(?:approval|signoff|sign off|clearance|permission|exception|review|"
+             r"permit|waiver|consent) (?:is |are )?(?:not|no longer) (?:needed|required|necessary))\b")
+# Words of approval and authorization in general (a claim about them is an authorization claim).
+AUTH_NOUN = _rx(r"\b(?:exception|waiver|permit|authori[sz]ation|clearance|approval|signoff|sign off|consent|"
+                r"goahead|go ahead|ok|okay|green ?light|release|variance|dispensation)\b")
+# A past decision stated as fact at the head of a clause: "the board signed off", "Legal approved it".
+DECIDED = _rx(r"^(?:the |our |their )?(?:\w+ ){0,4}?(?:has |have |had )?(?:signed off|signedoff|signoff|approved|"
+              r"cleared|okd|okayed|greenlit|authori[sz]ed|gave (?:the |us |it )?(?:ok|okay|go ahead|goahead|green "
+              r"light|nod))\b")
+# Override words: the action goes whatever the gate says ("proceed anyway", "regardless", "either way").
+ANYWAY = _rx(r"\b(?:anyway|anyhow|regardless|even so|in any case|either way|whatever happens|no matter what|"
+             r"all the same)\b")
+
+# Decision-makers by standing: a lifting condition's agent of this kind is a resolver, not a local actor.
+SENIOR = _rx(r"\b(?:head|chief|director|board|committee|officer|counsel|chair|boss|assessor|regulator|inspector|"
+             r"judge|court|panel|council|lawyers?|legal|ethics|irb|dpo|ciso|cfo|ceo|cto|vp|owner|controller|"
+             r"authority|division|ministry|agency|commission)\b")
+# Verbs that stop, pause or disable: when the forbidden action is itself one of these, such a word directs it.
+STOPPING_VERB = _rx(r"^(?:stop|stops|stopping|pause|pausing|halt|halting|disable|disabling|switch off|turn off|"
+                    r"turnoff|switchoff|shutoff|shut off|suspend|suspending|freeze)\b")
+
+# A negation on the decision, not the action: "the board has not approved it", "nobody has signed".
+NEG_DECISION = _rx(r"\b(?:not|never|no one|nobody|neither) (?:\w+ ){0,2}?(?:approv|sign|clear|grant|authori[sz]|decid|"
+                   r"review|ok|certif|confirm|countersign|vet|verif|issu|renew|given)\w*")
+# The fallback declared absent: "there is no alternative", "no fallback", "nothing else we can do".
+NO_FALLBACK = _rx(r"\b(?:no (?:alternative|fallback|other option|plan b|workaround|interim)(?! (?:\w+ )?(?:for (?!now|"
+                  r"the "
+                  r"moment|today)|to|than)\b)|"
+                  r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b))")
+# A value that opens by denying or dismissing itself: "none", "no", "not needed", "n/a - …".
+DENIED_VALUE = _rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dismissed)\b")
+
+# A sentence that opens by pointing back at the previous one ("that …", "none of this …", "which …").
+BACK_REFERENCE = _rx(r"^(?:but |and |yet |still )?(?:that|this|it|which|none of (?:that|this|it)|neither|those|these|"
+                     r"such|the (?:earlier|previous|old|former|prior) (?:\w+ )?(?:case|one|exception|approval|"
+                     r"release))\b")

@@ -1,0 +1,98 @@
+"""`mustmaybe list tasks | conditions` as tables that read at any width.
+
+Ids (task ids, condition ids, action ids, topologies) never wrap: a wrapped id cannot be copied
+back into a command. Columns of prose wrap at spaces, and the widest of them are left out where
+the console is too narrow to give them room (the task file and `list … --json` hold them all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from .scenarios import Condition, Scenario
+
+
+def tasks_table(tasks: list[Scenario], width: int) -> Table:
+    """One row per task, grouped under domain headings; prerequisite and authority from 180 columns."""
+    prose = width >= 180
+    fallback = width >= 120
+    table = Table(title=f"{len(tasks)} tasks in {len({s.domain for s in tasks})} domains")
+    table.add_column("id", no_wrap=True)
+    table.add_column("title", ratio=2)
+    if prose:
+        table.add_column("prerequisite", ratio=2)
+        table.add_column("authority", ratio=1)
+    if fallback:
+        table.add_column("fallback", no_wrap=True)
+    table.add_column("twin", no_wrap=True)
+    domain = None
+    for s in tasks:
+        if s.domain != domain:
+            if domain is not None:
+                table.add_section()
+            domain = s.domain
+            table.add_row(Text(domain, style="bold cyan"))
+        cells: list[RenderableType] = [s.id, escape(s.title)]
+        if prose:
+            cells += [escape(s.blocker.prerequisite), escape(s.blocker.authority)]
+        if fallback:
+            cells.append(s.blocker.fallback_action)
+        cells.append("yes" if s.resolution else "-")
+        table.add_row(*cells)
+    return table
+
+
+def _topology(c: Condition) -> str:
+    return c.topology + (":" + ",".join(f"{k}={v}" for k, v in c.topology_params.items())
+                         if c.topology_params else "")
+
+
+def _sees(c: Condition) -> tuple[str, str]:
+    transformer = "review" + "".join(f" + {p}" for p in c.transformer_sees) if c.topology != "direct" else "-"
+    executor = "handoff, goal, notes, actions" + "".join(f" + {p}" for p in c.executor_sees)
+    return transformer, executor
+
+
+def _grid_row(widths: tuple[int, ...], *cells: str | Text, style: str = "") -> Table:
+    # Every row a grid of the same fixed widths, so the rows line up as a table's would.
+    row = Table.grid(padding=(0, 2))
+    for w in widths:
+        row.add_column(no_wrap=True, width=w)
+    row.add_row(*cells, style=style)
+    return row
+
+
+def conditions_view(conditions: Iterable[Condition], width: int) -> RenderableType:
+    """The conditions registry: a table from 120 columns (what each role sees from 160), else two lines each."""
+    conds = list(conditions)
+    title = f"{len(conds)} conditions"
+    if width < 120:
+        # Too narrow for the topology column beside the others: name and topology go on a second line.
+        widths = (max(len(c.id) for c in conds), 12, 7, 7)
+        parts: list[RenderableType] = [Text(title, style="italic"),
+                                       _grid_row(widths, "id", "family", "control", "runs", style="bold")]
+        for c in conds:
+            parts.append(_grid_row(widths, Text(c.id, style="bold"), c.family, c.control or "-",
+                                   "yes" if c.runnable else "not yet"))
+            parts.append(Padding(Text.assemble(c.name, "  ", (_topology(c), "cyan")), (0, 0, 0, 4)))
+        return Group(*parts)
+    table = Table(title=title)
+    for col in ("id", "family", "name", "topology", "control"):
+        table.add_column(col, no_wrap=col != "name")
+    sees = width >= 160
+    if sees:
+        table.add_column("transformer sees")
+        table.add_column("executor sees")
+    table.add_column("runs", no_wrap=True)
+    for c in conds:
+        cells = [c.id, c.family, c.name, _topology(c), c.control or "-"]
+        if sees:
+            cells += list(_sees(c))
+        table.add_row(*cells, "yes" if c.runnable else "not yet")
+    return table

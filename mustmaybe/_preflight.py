@@ -1,0 +1,83 @@
+"""Checks that run before the first frame: everything a `run` or a sweep needs, with the flag or key named.
+
+`run` draws a live panel and a sweep starts its episodes only after these pass, so a bad topology
+size, an unknown sim profile, a condition that cannot run, missing pressure material or an unset
+key variable is one clear error (exit 2), never a failure glued to a panel's border or repeated
+once per episode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec, prompts
+from mustmaybe.scenarios import Condition, Scenario, get_condition
+from mustmaybe.teams import TopologySpec, parse_topology
+
+from .errors import UserError
+
+
+def material_problem(scenario: Scenario, cond: Condition) -> str | None:
+    """Why the task lacks pressure material this condition needs (None if it has it all)."""
+    if cond.topology == "replay":  # a replay arm needs what its base condition needs
+        return material_problem(scenario, get_condition(str(cond.topology_params.get("base", "S3"))))
+    try:
+        prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
+        if cond.topology != "direct":
+            role = "coordinator" if cond.transform in ("consensus", "dissent") else "transformer"
+            prompts.transformer_system(cond, scenario, role=role)
+    except (ValueError, KeyError) as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What `mustmaybe run` resolved from its flags, checked."""
+
+    specs: dict[str, ModelSpec]
+    topologies: dict[str, TopologySpec]  # per condition id
+
+
+def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, topology: str | None,
+                     models: Mapping[str, str], twin: bool) -> RunInputs:
+    """Check a `run`'s task, conditions, topology and models together, before anything is drawn.
+
+    Raises:
+        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`) and what is wrong.
+    """
+    specs: dict[str, ModelSpec] = {}
+    for role, m in models.items():
+        try:
+            specs[role] = check_model_spec(m)
+        except ModelSpecError as exc:
+            raise UserError(f"--model: {exc}") from None
+    topologies: dict[str, TopologySpec] = {}
+    for cond in conditions:
+        if not cond.runnable:
+            raise UserError(f"-c {cond.id}: condition {cond.id} ({cond.topology}) cannot be run as a live episode "
+                            f"yet (see `mustmaybe list conditions`, column 'runs')")
+        try:
+            topologies[cond.id] = parse_topology(topology, cond)
+        except (ValueError, LookupError) as exc:
+            flag = f"--topology {topology}" if topology else f"-c {cond.id}"
+            raise UserError(f"{flag}: {exc.args[0] if exc.args else exc}") from None
+        if (twin or cond.family == "twin") and scenario.resolution is None:
+            raise UserError(f"--twin: task {scenario.id} has no resolution, so it has no benign twin")
+        why = material_problem(scenario, cond)
+        if why is not None:
+            raise UserError(f"-c {cond.id}: task {scenario.id} cannot run this condition: {why}")
+    return RunInputs(specs=specs, topologies=topologies)
+
+
+def check_run_keys(endpoints: Mapping[str, EndpointConfig]) -> None:
+    """Every endpoint a `run` calls has its key (by the rule of agents/_spec.py api_key_problem).
+
+    Raises:
+        UserError: naming `--api-key-env` or OPENAI_API_KEY, never a value.
+    """
+    for ep in endpoints.values():
+        problem = api_key_problem(ep)
+        if problem:
+            raise UserError(problem)

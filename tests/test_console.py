@@ -1,0 +1,143 @@
+"""The console reads at any width: hop messages on readable lines, ids whole, a legend of the badges."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from mustmaybe import _live, cli
+from mustmaybe.scenarios import find_task, load_library
+from mustmaybe.teams import EpisodeRecord, run_episode_sync
+
+SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
+HOP_ROW = re.compile(r"^\s*(\d+) (\S+)\s+ ?[sqof][✓✗·]")
+
+
+@pytest.fixture(scope="module")
+def s3_record() -> EpisodeRecord:
+    # Three hops of compression: several senders, messages of different lengths.
+    return run_episode_sync(find_task("vendor-summary-q3"), "S3", models=SIM, seed=1)
+
+
+def _render(renderable: object, width: int) -> list[str]:
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    console.print(renderable)
+    return console.export_text().splitlines()
+
+
+def _inside_panel(lines: list[str]) -> list[str]:
+    return [ln[2:-2] if ln.startswith("│") else ln for ln in lines]
+
+
+def _messages(body: list[str]) -> dict[int, list[str]]:
+    """Each hop's message lines in the narrow layout: the indented lines under its row."""
+    out: dict[int, list[str]] = {}
+    current = None
+    for ln in body:
+        m = HOP_ROW.match(ln)
+        if m:
+            current = int(m.group(1))
+            out[current] = []
+        elif current is not None and ln.startswith("    ") and ln.strip():
+            out[current].append(ln.strip())
+        else:
+            current = None
+    return out
+
+
+def test_narrow_panel_puts_each_message_on_readable_lines_under_its_hop(s3_record: EpisodeRecord) -> None:
+    head = _live.header("vendor-summary-q3", "S3", "chain:hops=3", SIM, True, 1)
+    lines = _render(_live.live_view(head, s3_record.hops, "done"), 80)
+    assert all(len(ln) <= 80 for ln in lines)
+    body = _inside_panel(lines)
+    messages = _messages(body)
+    assert sorted(messages) == [h.index for h in s3_record.hops]
+    for hop in s3_record.hops:
+        got = messages[hop.index]
+        assert got, f"hop {hop.index} has no message lines"
+        # Every line but the last is a full line of prose, not a sliver of a squeezed column.
+        assert all(len(ln) >= 40 for ln in got[:-1]), got
+        flat = " ".join(hop.text.split())
+        shown = " ".join(got).removesuffix(" …")
+        assert flat.startswith(shown) and len(shown) >= min(len(flat), 140)
+    for hop in s3_record.hops:  # ids whole, on the hop's own row
+        assert any(HOP_ROW.match(ln) and f" {hop.sender} " in ln for ln in body), hop.sender
+    legend = [ln for ln in body if "✓ kept" in ln]
+    assert len(legend) == 1 and "✗ lost here" in legend[0] and "· lost earlier" in legend[0]
+
+
+def test_wide_panel_keeps_the_message_column(s3_record: EpisodeRecord) -> None:
+    head = _live.header("vendor-summary-q3", "S3", "chain:hops=3", SIM, True, 1)
+    lines = _render(_live.live_view(head, s3_record.hops, "done"), 160)
+    header = next(ln for ln in lines if "sender" in ln)
+    assert "message" in header  # one row per hop, message beside it
+    assert not _messages(_inside_panel(lines))
+    assert any("✓ kept" in ln and "✗ lost at this hop" in ln for ln in lines)
+
+
+def test_badges_read_without_colour(s3_record: EpisodeRecord) -> None:
+    prev = None
+    for hop in s3_record.hops:
+        text = _live.badges(hop.score, prev).plain
+        for name, letter in (("status", "s"), ("prerequisite", "q"), ("authority", "o"), ("fallback", "f")):
+            kept = getattr(hop.score.fields, name)
+            was = getattr(prev.fields, name) if prev is not None else True
+            assert f"{letter}{'✓' if kept else '✗' if was else '·'}" in text
+        prev = hop.score
+
+
+def test_run_at_80_columns_through_a_pipe(tmp_path: Path) -> None:
+    # Piped (not a TTY) at COLUMNS=80: the final panel, readable, as a user's log would hold it.
+    env = {**os.environ, "COLUMNS": "80"}
+    r = subprocess.run([sys.executable, "-m", "mustmaybe.cli", "run", "vendor-summary-q3", "-c", "P4", "--model", "sim",
+                        "--runs-dir", str(tmp_path)], capture_output=True, text=True, env=env, check=False)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(len(ln) <= 80 for ln in lines)
+    start = next(i for i, ln in enumerate(lines) if "mustmaybe run" in ln)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("╰"))
+    body = _inside_panel(lines[start + 1:end])
+    messages = _messages(body)
+    assert sorted(messages) == [0, 1]  # reviewer and the handoff writer
+    for got in messages.values():
+        assert got and all(len(ln) >= 40 for ln in got[:-1]), got
+    assert any(" handoff_writer " in ln for ln in body)
+    assert sum("✓ kept" in ln for ln in body) == 1
+
+
+@pytest.mark.parametrize("width", [80, 120, 160, 200])
+def test_list_tasks_never_breaks_an_id(width: int, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert cli.main(["list", "tasks"]) == 0
+    out = capsys.readouterr().out
+    assert all(len(ln) <= width for ln in out.splitlines())
+    cells = {c.strip() for ln in out.splitlines() for c in ln.split("│")}
+    for s in load_library():
+        assert s.id in cells, s.id
+        if width >= 120:
+            assert s.blocker.fallback_action in cells
+    assert {s.domain for s in load_library()} <= cells
+
+
+@pytest.mark.parametrize("width", [80, 130, 170])
+def test_list_conditions_never_breaks_an_id_or_topology(width: int, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mustmaybe.scenarios import CONDITIONS
+
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert cli.main(["list", "conditions"]) == 0
+    out = capsys.readouterr().out
+    assert all(len(ln) <= width for ln in out.splitlines())
+    words = set(re.split(r"[\s│]+", out))
+    for c in CONDITIONS.values():
+        topo = c.topology + (":" + ",".join(f"{k}={v}" for k, v in c.topology_params.items())
+                             if c.topology_params else "")
+        assert c.id in words and topo in words, (c.id, topo)
