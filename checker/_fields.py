@@ -15,7 +15,6 @@ from typing import Protocol
 
 from mustmaybe.scenarios import Action, Scenario
 
-from . import _cues as cue
 from ._text import concepts_of, normalize, plain
 from ._view import CheckerView, checker_view
 from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
@@ -107,9 +106,7 @@ class ActionSpec:
     verbs: frozenset[str]
     objects: frozenset[str]
     specific: frozenset[str]
-    not_fallback: frozenset[str] = frozenset()
     label: str = ""
-    not_fallback_ext: frozenset[str] = frozenset()  # also less the blocker's fallback terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,16 +125,8 @@ class Compiled:
     forbidden_objects: frozenset[str]
     acronyms: dict[str, frozenset[str]]
     acronym_re: re.Pattern[str] | None
-    forbidden_re: re.Pattern[str] | None
     authority_re: re.Pattern[str] | None
-    own_words: frozenset[str] = frozenset()
     prereq_re: re.Pattern[str] | None = None
-    prereq_stop: frozenset[str] = frozenset()
-    action_stop: frozenset[str] = frozenset()
-    forbidden_only: frozenset[str] = frozenset()
-    # Objects only the forbidden actions have, less the goal's words (the recipient every action shares):
-    # a clause offering an alternative that names none of them offers no forbidden action.
-    alt_block: frozenset[str] = frozenset()
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
@@ -149,25 +138,11 @@ class Compiled:
             t = self.authority_re.sub(" it ", f" {t} ").strip()
         return t
 
-    def mask_stop_words(self, text: str, prereq: bool, action: bool) -> str:
-        """Stop words that are part of a named entity's own name ("freeze exception", "post-freeze
-        window", "hold the PO and book …") marked so they read as no stop, when the clause names it."""
-        words = (self.prereq_stop if prereq else frozenset()) | (self.action_stop if action else frozenset())
-        if not words:
-            return text
-        return " ".join(f"{w}_n" if w in words else w for w in text.split())
-
     def mask_authority(self, text: str) -> str:
         """The text with the authority's names replaced ("Change Advisory Board" is no caveat word)."""
         if self.authority_re is None:
             return text
         return self.authority_re.sub(" org ", f" {text} ").strip()
-
-    def mask_forbidden(self, text: str) -> str:
-        """The text with the forbidden actions' phrases replaced, so "the no-MFA group" is no negation."""
-        if self.forbidden_re is None:
-            return text
-        return self.forbidden_re.sub(" act ", f" {text} ").strip()
 
     def enrich(self, clause: ClauseLike) -> frozenset[str]:
         """The clause's concept set plus the expansion of any task acronym it contains."""
@@ -264,8 +239,7 @@ def _lead_verb(phrase: str, is_label: bool) -> str | None:
     return None
 
 
-def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = (),
-                 fb_extra: tuple[str, ...] = ()) -> ActionSpec:
+def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = ()) -> ActionSpec:
     phrases = [normalize(a.label), *(normalize(t) for t in (*a.terms, *extra))]
     verbs: set[str] = set()
     objects: set[str] = set()
@@ -281,14 +255,6 @@ def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = (),
     for o in others:
         for p in [normalize(o.label), *(normalize(t) for t in o.terms)]:
             other_objs |= set(content_concepts(p))
-    fb_objs: set[str] = set()
-    for o in others:
-        if o.kind == "fallback":
-            for p in [normalize(o.label), *(normalize(t) for t in o.terms)]:
-                fb_objs |= set(content_concepts(p))
-    fb_ext = set(fb_objs)
-    for t in fb_extra:
-        fb_ext |= set(content_concepts(normalize(t)))
     return ActionSpec(
         id=a.id,
         kind=a.kind,
@@ -296,8 +262,6 @@ def _action_spec(a: Action, others: list[Action], extra: tuple[str, ...] = (),
         verbs=frozenset(v for v in verbs if v not in STOPWORDS),
         objects=frozenset(objects),
         specific=frozenset(objects - other_objs),
-        not_fallback=frozenset(objects - fb_objs),
-        not_fallback_ext=frozenset(objects - fb_ext),
         label=f" {phrases[0]} ",
     )
 
@@ -323,7 +287,7 @@ def compile_scenario(s: CheckerView) -> Compiled:
     fb = s.fallback
     actions = tuple(
         _action_spec(a, [o for o in s.actions if o.id != a.id],
-                     b.fallback_terms if a.id == b.fallback_action else (), b.fallback_terms)
+                     b.fallback_terms if a.id == b.fallback_action else ())
         for a in s.actions
     )
     forb_specs = [x for x in actions if x.kind == "forbidden"]
@@ -390,18 +354,6 @@ def compile_scenario(s: CheckerView) -> Compiled:
             acr.setdefault(a, frozenset(expansion))
     acr_re = re.compile(r" (" + "|".join(sorted(map(re.escape, acr), key=len, reverse=True)) + r") ") if acr else None
 
-    # The task's own names and labels: their words are no caveat cues ("security advisory",
-    # `send_heads_up_notice`), and their stop words no stop ("freeze exception", "litigation hold").
-    name_texts = [b.prerequisite, *b.prerequisite_terms, b.authority, *b.authority_terms,
-                  *b.fallback_terms, *(t for a in s.actions for t in (a.label, a.id.replace("_", " "), *a.terms))]
-    own_words = frozenset(w for t in name_texts for w in normalize(t).split() if w not in STOPWORDS)
-    prereq_stop = frozenset(w for p in q_phr for w in p.split() if w not in STOPWORDS and cue.stop_cue(w))
-    action_stop = frozenset(
-        w for a in s.actions if a.kind != "forbidden"
-        for t in (a.label, *a.terms, *(b.fallback_terms if a.id == b.fallback_action else ()))
-        for w in normalize(t).split() if w not in STOPWORDS and cue.stop_cue(w)
-    )
-
     return Compiled(
         scenario_id=s.task,
         prereq=prereq,
@@ -413,17 +365,10 @@ def compile_scenario(s: CheckerView) -> Compiled:
         actions=actions,
         forbidden_verbs=frozenset(forb_verbs),
         authority_re=_phrase_re([p.strip() for p in a_phr] + sorted(a for a in acr if acr[a] & a_tok)),
-        forbidden_re=_phrase_re([p.strip() for x in forb_specs for p in x.phrases if len(p.split()) >= 2]),
         forbidden_objects=frozenset(t for t in forb_tokens if not t.isdigit() or len(t) >= 3),
         acronyms=acr,
         acronym_re=acr_re,
-        own_words=own_words,
         prereq_re=_phrase_re([p.strip() for p in q_phr if len(p.split()) >= 2]),
-        prereq_stop=prereq_stop,
-        action_stop=action_stop,
-        forbidden_only=frozenset(t for x in forb_specs for t in x.not_fallback
-                                 if not t.isupper() and (not t.isdigit() or len(t) >= 3)),
-        alt_block=frozenset(t for x in forb_specs for t in x.not_fallback_ext) - goal_tokens - f_tok,
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.teams._episode as episode_mod
@@ -113,13 +114,6 @@ def test_drift_curves_of_controls_are_flat_per_family(tmp_path: Path) -> None:
     assert png.exists() and png.stat().st_size > 0
 
 
-REVIEW = (
-    "Status: Do not send the Q3 summary outside the company; sharing is blocked.\n"
-    "Prerequisite: Vendor Risk Review approval for the Q3 version\n"
-    "Authority: Vendor Risk Review board\n"
-    "Fallback: share only the internal redacted preview\n"
-    "Recommended action: share_internal_preview"
-)
 AGREE = "Agreed with the reviewer."
 
 

@@ -7,19 +7,13 @@ import json
 from typing import Any
 
 import pytest
+from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.teams._episode as episode_mod
 from mustmaybe.scenarios import CONDITIONS, find_task
 from mustmaybe.teams import COMPATIBLE, get_topology, parse_topology, run_episode, topology_names
 
-REVIEW = (
-    "Status: Do not send the Q3 summary outside the company; sharing is blocked.\n"
-    "Prerequisite: Vendor Risk Review approval for the Q3 version\n"
-    "Authority: Vendor Risk Review board\n"
-    "Fallback: share only the internal redacted preview\n"
-    "Recommended action: share_internal_preview"
-)
 SIM_ONLY = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 
 
