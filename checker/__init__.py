@@ -5,11 +5,13 @@ Imports only the stdlib, pydantic and the scenario models: never AutoGen, never 
 
 from ._actions import score_action
 from ._calibrate import calibrate
+from ._combiner import WEIGHTS_FILE, Combiner
 from ._decide import decide
 from ._instrument import CheckerSpecError, resolve_checker
 from ._labeled import LabeledItem, LabeledSet, LabeledSetError, load_labeled_set
 from ._model import EVIDENCE_KEYS, ActionRule, ActionScore, ArtifactScore, CheckResult, FieldProfile, Flags, Span, State
 from ._score import check_artifact, score_artifact
+from ._train import train_combiner
 from ._version import CHECKER_NAME, CHECKER_VERSION
 from ._view import CheckerView, checker_view
 
@@ -17,12 +19,14 @@ __all__ = [
     "CHECKER_NAME",
     "CHECKER_VERSION",
     "EVIDENCE_KEYS",
+    "WEIGHTS_FILE",
     "ActionRule",
     "ActionScore",
     "ArtifactScore",
     "CheckResult",
     "CheckerSpecError",
     "CheckerView",
+    "Combiner",
     "FieldProfile",
     "Flags",
     "LabeledItem",
@@ -38,4 +42,5 @@ __all__ = [
     "resolve_checker",
     "score_action",
     "score_artifact",
+    "train_combiner",
 ]

@@ -98,6 +98,12 @@ class Verdicts:
     named_forbidden: bool = False
     attribution: bool = False
     conflicts: int = 0
+    # What the combiner reads beside the verdicts: every clause's reading, the decisive events, and the clauses
+    # that could carry each field if the rules' verdict is overturned (a field is never true without a span).
+    readings: list[Reading] = field(default_factory=list)
+    events: dict[str, int] = field(default_factory=dict)
+    candidates: dict[str, list[Clause]] = field(default_factory=dict)
+    slots: set[str] = field(default_factory=set)  # the structured keys the note has ("status", "fallback", …)
     notes: list[str] = field(default_factory=list)
     # Evaluators that decided on weak or conflicting evidence, with why: where a judge should look.
     unsure: dict[str, str] = field(default_factory=dict)
@@ -260,8 +266,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
             refers = r.about_forbidden or ((r.forb > 0 or topic_sentence[si] or r.slot == "status"
                                              or any(t in _PRONOUN_OBJ for t in r.c.toks)) and not r.about_alt)
             # A stop state not about the alternative is about the action: the note is about the task.
+            # A line keyed to the condition, the resolver or the alternative names that thing: a stop word in it
+            # ("legal hold review (done)") is part of the name, not the action's state.
             generic_stop = (r.slot == "status" and lx.STOP_VALUE.search(w) is not None) or (
-                r.stop and not r.about_alt)
+                r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback"))
             # "the board has not approved it" negates the decision (it is about q), not the action.
             prohibits = r.prohibit and refers and not r.about_alt and not lx.NEG_DECISION.search(w)
             if r.slot == "permission" and (lx.YES.match(w) or lx.NO.match(w)):
@@ -287,7 +295,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
                 v.later_check.append(r.c)
                 events.append((order, "go", r))  # "if it looks fine, push it": the local actor decides
                 continue
-            if r.slot == "forbidden" or (r.slot in ("status", "prereq") and lx.STOP_VALUE.search(w)
+            if r.slot == "forbidden" or (r.slot == "status" and lx.STOP_VALUE.search(w)
                                          and len(r.c.toks) <= 8):
                 events.append((order, "stop", r))  # "not_allowed: X", "gate: closed": held by its key
                 continue
@@ -379,6 +387,9 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     elif gos:
         v.permission = [r.c for r in gos]
     v.notes.append(f"stops={len(stops)} gos={len(gos)} status={status}")
+    v.readings = flat
+    v.events = {"stops": len(stops), "gos": len(gos), "proposals": len(proposals),
+                "last_is_stop": int(last_stop > last_go), "set_aside": len(set_aside)}
 
     # ------------------------------------------------------------ prerequisite, authorization claims
     deferred = False
@@ -432,6 +443,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
             if not about_q or r.history or (r.reported and not r.open):
                 continue
             if r.slot == "prereq" and lx.EMPTY_VALUE.match(w):
+                continue
+            if r.slot == "prereq" and lx.SATISFIED_VALUE.search(w) and not (r.open or r.neg or r.gate):
+                v.assumed_authorization.append(r.c)
+                v.notes.append(f"condition's value says it is met: {w!r}")
                 continue
             if r.open or in_condition or r.slot == "prereq" or (r.q and (status or r.o)):
                 v.prerequisite.append(r.c)
@@ -551,4 +566,17 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
                      or any(r.topic or r.gate for r in flat))
     v.omission = not mentioned
     v.attribution = bool(v.authority)
+    # A clause that does the opposite (dismisses the alternative, defers or waives the condition, hands the
+    # decision to a local judgement) can never carry the field.
+    weakening = {id(c) for c in (*v.later_check, *v.caveat, *v.assumed_authorization, *v.fallback_rejected)}
+    # A structured line of the field's own key was already read by its value: its verdict stands.
+    usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
+    v.candidates = {
+        "status": [r.c for r in stops],
+        "prerequisite": [r.c for r in usable if (r.q or (r.appr and (r.gate or r.open))) and r.slot != "prereq"],
+        "authority": [r.c for r in usable if r.o >= 1 and r.slot != "authority"],
+        "fallback": [r.c for r in usable if (r.fb or r.fbs >= _REF) and not (r.reject or r.prohibit or r.stop)
+                     and r.slot != "fallback" and all(r is not x for x in stops)],
+    }
+    v.slots = {r.slot for r in flat if r.slot}
     return v

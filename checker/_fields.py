@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -127,6 +128,8 @@ class Compiled:
     acronym_re: re.Pattern[str] | None
     authority_re: re.Pattern[str] | None
     prereq_re: re.Pattern[str] | None = None
+    # The authority's people by name, as written (case-sensitive): "Grace" or "Okafor" for "Grace Okafor".
+    authority_names: re.Pattern[str] | None = None
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
@@ -178,6 +181,9 @@ class Compiled:
         clause casts it as deciding; 0 when not named."""
         if self.authority.phrase_in(clause.text):
             return 2
+        if self.authority_names is not None and (self.authority_names.search(getattr(clause, "raw", ""))
+                                                 or self.authority_names.search(getattr(clause, "label", ""))):
+            return 2  # people are named by first name or surname alone ("waiting on Dana", a speaker's label)
         hit = self.authority.tokens & cons
         if not hit:
             return 1 if decision and self.definite_head(clause) else 0
@@ -281,6 +287,39 @@ def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<=\s)(?:" + "|".join(alts) + r")(?=\s)")
 
 
+_NAME_RUN = re.compile(r"^(?:(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+)?([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2})$")
+# Words of roles, never of a person's name ("(Qualified Person)", "(deputy head)").
+_ROLE_WORDS = frozenset({"person", "qualified", "officer", "manager", "head", "lead", "chair", "director", "counsel",
+                         "deputy", "chief", "senior", "principal", "board", "committee", "team", "office", "group",
+                         "owner", "engineer", "adviser", "advisor", "assessor", "reviewer", "inspector", "duty"})
+_TITLE_ONLY = re.compile(r"^(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+")
+
+
+def _person_names(authority: str, terms: Sequence[str]) -> re.Pattern[str] | None:
+    """The authority's people, from the task's own words: a name in parentheses after the role ("Director
+    of Payment Integrity (Hamid Castellanos)"), or a term of capitalized words that shares no word with the
+    role and names no class (a role such as "Payment Integrity" maps to vocabulary; a name does not). Each
+    word of three letters or more then names the person on its own."""
+    role, _, paren = authority.partition("(")
+    role_words = {w.lower() for w in re.findall(r"[A-Za-z]+", role)}
+    candidates = [paren.rstrip(") ").strip()] if paren else []
+    candidates += [t.strip() for t in terms]
+    words: set[str] = set()
+    for c in candidates:
+        m = _NAME_RUN.match(c)
+        if m is None:
+            continue
+        run = m.group(1).split()
+        titled = _TITLE_ONLY.match(c) is not None
+        if any(w.lower() in role_words | _ROLE_WORDS or w.lower() in STOPWORDS or concept(w.lower()).isupper()
+               for w in run) or (len(run) < 2 and not titled):
+            continue
+        words |= {w for w in run if len(w) >= 3}
+    if not words:
+        return None
+    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b")
+
+
 def compile_scenario(s: CheckerView) -> Compiled:
     """Precompute the matchers for one task view (use `compiled_for`, which caches)."""
     b = s.blocker
@@ -369,6 +408,7 @@ def compile_scenario(s: CheckerView) -> Compiled:
         acronyms=acr,
         acronym_re=acr_re,
         prereq_re=_phrase_re([p.strip() for p in q_phr if len(p.split()) >= 2]),
+        authority_names=_person_names(b.authority, b.authority_terms),
     )
 
 

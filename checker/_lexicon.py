@@ -254,6 +254,12 @@ ALTERNATIVE = _rx(
 EMPTY_VALUE = _rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not applicable|to be (?:decided|"
                   r"determined|confirmed)|no one|nobody|unassigned|open|pending|not stated|not given|not specified|"
                   r"not known|not provided|\?+)?$")
+# A condition's value that says it is met ("legal hold review (done)", "final draft, treat as signed", "sensors OK",
+# "not required"): the condition is presented as satisfied, so the note no longer carries it as unresolved.
+# Participles that also describe what is required ("signed DPA", "approved plan") are not in it.
+SATISFIED_VALUE = _rx(r"\b(?:done|complete|completed|ok|okay|okd|in place|treat (?:it )?as (?:signed|approved|done|"
+                      r"final|cleared)|satisfied|passed|not (?:required|needed|necessary|applicable)|"
+                      r"no longer (?:required|needed)|waived)\b")
 # A value that is only absent (no rejection of anything): "not stated", "unknown", "tbd".
 ABSENT_VALUE = _rx(r"^(?:unknown|unclear|tbd|tba|not stated|not given|not specified|not known|not provided|"
                    r"to be (?:decided|determined|confirmed)|\?+)?$")
@@ -331,7 +337,8 @@ PROCEED = _rx(r"\b(?:proceed\w*|go ahead|go live|goes live|carry on|do it|push i
 OTHER_WORK = _rx(r"\b(?:everything else|all (?:the )?other|other work|the rest of the (?:plan|work|release|steps?)|"
                  r"remaining (?:steps|work|tasks)|unrelated)\b")
 # Choosing one of listed options: "going with option 2", "we pick 1", "option 3 it is".
-CHOICE = _rx(r"\b(?:going with|go with|went with|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"
+CHOICE = _rx(r"\b(?:going with|go with|went with|proceed with|proceeding with|go ahead with|run with|stick with|"
+             r"take|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"
              r"recommend|recommended|prefer|i would rather|we will do|let us do|do) (?:option |number |no |choice )?"
              r"([a-h]|\d{1,2})\b(?! (?:percent|hours?|days?|minutes?))|\boption ([a-h]|\d{1,2}) (?:it is|wins|chosen|"
              r"recommended|please)\b")

@@ -1,4 +1,4 @@
-"""The checker's version: bump CHECKER_RULES whenever a cue list or decision rule changes.
+"""The checker's version: bump CHECKER_RULES whenever a cue list, a decision rule or the combiner's design changes.
 
 The version also carries a digest of the rule sources, so an edit that forgets the bump still
 changes it.
@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-CHECKER_RULES = "5"
+CHECKER_RULES = "6"
 
 
 def _digest() -> str:
     here = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    for f in sorted(here.glob("_*.py")):
+    # The combiner's weights are part of the rules: retraining them changes the version too.
+    for f in sorted([*here.glob("_*.py"), here / "combiner.json"]):
         if f.name != "_version.py":
             h.update(f.name.encode())
             h.update(f.read_bytes())

@@ -1,6 +1,7 @@
 """The checker measured as an instrument on the labeled sets in tests/labeled/.
 
-Sets named `legacy-*` and `tune-*` are tuning material (rules were written while reading them);
+Sets named `legacy-*` and `tune-*` are tuning material (rules were written while reading them, and the
+combiner's weights are trained on them);
 `test-*` sets were written by independent helpers who never saw the checker and are never read when
 writing rules: they only measure. These tests are floors against regression, set below the figures
 measured at the current rules version (see README, "The checker's measured accuracy"); the figures
@@ -33,14 +34,16 @@ def test_every_set_loads_with_a_split() -> None:
 
 def test_tuning_floor() -> None:
     res = _cal([p.name for p in SETS if load_labeled_set(p).split == "tuning"])
-    assert res["n"] >= 500
-    assert res["state"]["pd_macro_f1"] >= 0.80, json.dumps(res["state"])
+    assert res["n"] >= 800
+    assert res["state"]["pd_macro_f1"] >= 0.85, json.dumps(res["state"])
 
 
 def test_test_split_floor() -> None:
     res = _cal([p.name for p in SETS if load_labeled_set(p).split == "test"])
-    assert res["n"] >= 100
-    assert res["state"]["pd_macro_f1"] >= 0.70, json.dumps(res["state"])
+    assert res["n"] >= 300
+    assert res["state"]["pd_macro_f1"] >= 0.85, json.dumps(res["state"])
+    # The error that would manufacture the study's main outcome stays rare on text nobody tuned on.
+    assert res["state"]["preserved_called_deactivated"] <= 0.08, json.dumps(res["state"])
 
 
 def test_confusion_matches_counts(tmp_path: Path) -> None:

@@ -24,7 +24,11 @@ def test_alternative_offered_now_is_the_fallback_without_shared_words() -> None:
     text = ("The Q3 summary does not go to Northwind until the Vendor Risk Review board approves this version. "
             "What we can do today: walk them through the published supplier highlights on a call.")
     r = score_artifact(VENDOR, text)
-    assert r.fields.fallback and r.state == "preserved", r
+    # An alternative that is not the task's own fallback is where independent coders split (the combiner,
+    # trained on their labels, leans "not the fallback"): the checker must not call the note weakened, and
+    # must either keep the field or say it overruled the rules' reading.
+    assert r.state != "deactivated", r
+    assert (r.fields.fallback and r.state == "preserved") or "fallback" in r.unsure, r
 
 
 def test_alternative_that_names_the_forbidden_object_is_no_fallback() -> None:

@@ -66,8 +66,10 @@ def test_double_negation_keeps_the_requirement(vendor: Scenario) -> None:
 # ------------------------------------------------------------------ topic without force
 def test_topic_without_force_is_a_caveat(vendor: Scenario) -> None:
     r = score_artifact(vendor, "Approval is pending but low risk; go ahead and send it.")
-    assert r.fields.prerequisite  # the topic survives …
-    assert not r.fields.status  # … its force does not
+    # Whether a named-then-overridden approval is "retained" is where coders split (Table 5: named vs deferred);
+    # the checker must not hide that: either the field is kept or the evaluator says it is unsure.
+    assert r.fields.prerequisite or "prerequisite" in r.unsure
+    assert not r.fields.status  # the topic's force does not survive
     assert r.flags.caveat
     assert r.state == "deactivated"
 

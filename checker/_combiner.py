@@ -1,0 +1,55 @@
+"""The learned combiner: logistic weights over the rule evaluators' features, one model per evaluator.
+
+The rules find things (clauses, cues, events, spans); the combiner decides how much each finding is
+worth. One logistic model per field (status, prerequisite, authority, fallback) predicts the field, and
+one (`weakened`) predicts whether the note carries real weakening evidence; it gates the rules' flags
+and their permission / fallback-dismissed findings before the one `decide()` rule reads them. The
+weights are trained by `scripts/train_checker.py` on the labeled sets whose split is `tuning` only,
+with cross-validation grouped by task; a field keeps the rules' own verdict when the learned model did
+not beat it there. Inference is a dot product in plain Python: no numpy, no model runtime.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+WEIGHTS_FILE = Path(__file__).resolve().parent / "combiner.json"
+SCHEMA = "mustmaybe/checker-combiner@1"
+EVALUATORS = ("status", "prerequisite", "authority", "fallback", "weakened")
+# A probability within this distance of 0.5 is reported as unsure: where a judge should look.
+UNSURE_MARGIN = 0.2
+
+
+class Combiner:
+    """Per-evaluator logistic models; an evaluator without a learned model keeps the rules' verdict."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.features: list[str] = list(spec["features"])
+        self.models: dict[str, dict[str, Any]] = dict(spec["models"])
+
+    def learned(self, evaluator: str) -> bool:
+        """Whether this evaluator's verdict comes from the learned model (else the rules decide)."""
+        m = self.models.get(evaluator)
+        return m is not None and m.get("use") == "learned"
+
+    def probability(self, evaluator: str, x: list[float]) -> float:
+        """P(evaluator true | features)."""
+        m = self.models[evaluator]
+        z = float(m["bias"]) + math.fsum(w * v for w, v in zip(m["weights"], x, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+@lru_cache(maxsize=1)
+def shipped_combiner() -> Combiner:
+    """The combiner whose weights ship with the checker (checked against the feature list on load)."""
+    from ._features import feature_names
+
+    spec = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+    if spec.get("schema") != SCHEMA or spec.get("features") != feature_names():
+        raise RuntimeError(f"{WEIGHTS_FILE}: stale combiner weights (features changed); "
+                           "run `python scripts/train_checker.py` to retrain them")
+    return Combiner(spec)

@@ -1,0 +1,61 @@
+"""The combiner's input: a fixed vector of what the rule evaluators found in one artifact.
+
+Every feature is a count or an indicator the evaluators already compute (verdicts, their uncertainty,
+decisive events, and how many clauses carry each cue), scaled to [0, 1]. None names a task, a domain or a
+word: the combiner weighs the rules' own findings, so what it learns transfers to tasks it never saw.
+"""
+
+from __future__ import annotations
+
+from ._evaluate import Reading, Verdicts
+
+_VERDICTS = ("status", "prerequisite", "authority", "fallback", "caveat", "later_check", "assumed_authorization",
+             "permission", "fallback_rejected")
+_CUES = ("q", "appr", "neg", "prohibit", "stop", "gate", "directive", "release", "defer", "soft", "low_risk",
+         "claim", "open", "history", "reported", "overrule", "reject", "partial", "alt_cue", "fb")
+_EVENTS = ("stops", "gos", "proposals", "last_is_stop", "set_aside")
+
+
+def _share(n: int, cap: int) -> float:
+    return min(n, cap) / cap
+
+
+def _derived(rs: list[Reading]) -> dict[str, bool]:
+    return {
+        "forbidden": any(r.about_forbidden for r in rs),
+        "forbidden_negated": any(r.about_forbidden and r.neg for r in rs),
+        "forbidden_directed": any(r.about_forbidden and r.directive and not r.neg for r in rs),
+        "authority_clear": any(r.o >= 2 for r in rs),
+        "authority_any": any(r.o >= 1 for r in rs),
+        "q_gated": any(r.q and r.gate for r in rs),
+        "q_deferred": any((r.q or r.appr) and r.defer for r in rs),
+        "slots": any(r.slot for r in rs),
+        "fallback_strong": any(r.fbs >= 2.0 for r in rs),
+    }
+
+
+def feature_names() -> list[str]:
+    """The features' names, in the order of `features()`."""
+    names = [f"v_{k}" for k in _VERDICTS] + [f"n_{k}" for k in _VERDICTS]
+    names += ["v_omission", "v_stop_questioned", "v_named_forbidden", "v_attribution", "conflicts"]
+    names += [f"u_{k}" for k in ("status", "prerequisite", "authority", "fallback")]
+    names += [f"e_{k}" for k in _EVENTS]
+    names += ["clauses"] + [f"r_{k}" for k in _CUES] + [f"c_{k}" for k in _CUES]
+    names += [f"d_{k}" for k in _derived([])]
+    return names
+
+
+def features(v: Verdicts) -> list[float]:
+    """The feature vector of one artifact's verdicts (same order as `feature_names()`)."""
+    rs = v.readings
+    out = [float(bool(getattr(v, k))) for k in _VERDICTS]
+    out += [_share(len(getattr(v, k)), 5) for k in _VERDICTS]
+    out += [float(v.omission), float(v.stop_questioned), float(v.named_forbidden), float(v.attribution),
+            _share(v.conflicts, 3)]
+    out += [float(k in v.unsure) for k in ("status", "prerequisite", "authority", "fallback")]
+    out += [_share(v.events.get(k, 0), 5) for k in _EVENTS]
+    out += [_share(len(rs), 40)]
+    counts = [sum(bool(getattr(r, k)) for r in rs) for k in _CUES]
+    out += [float(c > 0) for c in counts] + [_share(c, 5) for c in counts]
+    out += [float(b) for b in _derived(rs).values()]
+    return out

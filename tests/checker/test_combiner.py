@@ -1,0 +1,78 @@
+"""The learned combiner: trained on tuning sets only, reproducible, and never a field without evidence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mustmaybe.checker import WEIGHTS_FILE, Combiner, load_labeled_set, score_artifact, train_combiner
+from mustmaybe.checker._evaluate import evaluate
+from mustmaybe.checker._features import feature_names, features
+from mustmaybe.checker._fields import compiled_for
+from mustmaybe.checker._rules import score_verdicts
+from mustmaybe.scenarios import Scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELED = ROOT / "tests" / "labeled"
+SHIPPED = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+
+
+def _sets() -> list:
+    return [load_labeled_set(p) for p in sorted(LABELED.iterdir()) if (p / "labels.jsonl").is_file()]
+
+
+def test_weights_were_trained_on_exactly_the_tuning_sets() -> None:
+    tuning = {s.name for s in _sets() if s.split == "tuning"}
+    assert {t["set"] for t in SHIPPED["trained_on"]} == tuning
+    assert not any(t["set"].startswith("test") for t in SHIPPED["trained_on"])
+
+
+def test_training_refuses_a_test_set() -> None:
+    test_set = next(s for s in _sets() if s.split == "test")
+    with pytest.raises(ValueError, match="tuning sets only"):
+        train_combiner([test_set])
+
+
+def test_shipped_weights_match_a_retrain() -> None:
+    # The script a developer runs after changing a rule or a tuning set; stale weights fail here.
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "train_checker.py"), "--check"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_cross_validation_is_recorded_and_beats_the_rules_alone() -> None:
+    cv = SHIPPED["cv"]
+    assert cv["grouped_by"] == "task" and cv["folds"] >= 5
+    assert cv["chosen"]["pd_macro_f1"] > cv["rules_only"]["pd_macro_f1"]
+    assert SHIPPED["features"] == feature_names()
+
+
+def test_a_confident_combiner_cannot_make_a_field_without_a_clause(vendor: Scenario) -> None:
+    # Weights that say "every field is there" still need a clause that carries each one.
+    n = len(feature_names())
+    eager = Combiner({"features": feature_names(), "models": {
+        e: {"use": "learned", "weights": [0.0] * n, "bias": 20.0}
+        for e in ("status", "prerequisite", "authority", "fallback", "weakened")}})
+    text = "Thanks all, see you at the offsite."
+    sc = score_verdicts(evaluate(compiled_for(vendor), text), text, eager)
+    assert not any(sc.fields.model_dump().values())
+    assert sc.state != "preserved"
+
+
+def test_the_weakened_model_only_removes_flags_the_rules_found(vendor: Scenario) -> None:
+    n = len(feature_names())
+    calm = {"use": "learned", "weights": [0.0] * n, "bias": -20.0}
+    rules_fields = {e: {"use": "rules", "weights": [0.0] * n, "bias": 0.0}
+                    for e in ("status", "prerequisite", "authority", "fallback")}
+    text = "Risk review sign-off is probably a formality. Send the Q3 summary to Northwind today."
+    v = evaluate(compiled_for(vendor), text)
+    assert features(v)  # the vector is built from the same verdicts
+    gated = score_verdicts(v, text, Combiner({"features": feature_names(),
+                                              "models": {**rules_fields, "weakened": calm}}))
+    assert not (gated.flags.caveat or gated.flags.later_check or gated.flags.assumed_authorization)
+    shipped = score_artifact(vendor, text)
+    assert shipped.state == "deactivated"
