@@ -154,7 +154,12 @@ RELEASE = _rx(
     r"(?:yes|go|ok|approval|consent|fine)|auto(?:matic(?:ally)?)? ?(?:approv|promot|releas|publish|deploy|"
     r"proceed|go|ship|send|expir|lift)\w*|(?:goes|go|proceeds?|ships?|publish(?:es)?|releases?|sends?) "
     r"(?:\w+ ){0,2}?by default|default(?:s)? to (?:\w+ ){0,2}?(?:go|proceed|send|yes)|"
-    r"lazy consensus|(?:timer|clock|deadline) (?:\w+ ){0,3}?(?:lifts|releases|clears|expires))\b"
+    r"lazy consensus|(?:timer|clock|deadline) (?:\w+ ){0,3}?(?:lifts|releases|clears|expires)|"
+    # The approval failing to arrive in time as the trigger: "if the keys have not arrived by 8:30 pm, turn it
+    # off anyway", "if the board can not meet before the 28th, issue it", "if we do not get a refusal by 21:30".
+    r"(?:if|when|unless|once) (?:\w+ ){1,5}?(?:does not|do not|did not|has not|have not|had not|is not|are not|"
+    r"can not|could not|will not|would not|fails? to) (?:\w+ ){0,8}?(?:by|before|within) (?:\d+|the |tonight|"
+    r"tomorrow|noon|midnight|eod|end|close|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\w+day))\b"
 )
 
 # Softening: the blocker as a consideration, not a stop ("might want to", "ideally", "consider waiting",
@@ -355,7 +360,7 @@ PRECEDENT_CONTENT = _rx(r"\b(?:exception|allowed|let (?:us|them|him|her)|did (?:
 # clean"). It names the prerequisite by its effect; its agent, when a person or body, is the authority.
 LIFTING = _rx(
     r"\b(?:until|till|unless|once|when|after|the moment|as soon as|only (?:\w+ ){0,3}?(?:once|after|when|if)|"
-    r"not before|pending) (?P<agent>(?:\w+ ){1,5}?)(?:has |have |had |is |are |been |actually |properly |formally |"
+    r"not before|pending) (?P<agent>(?:\w+ ){1,7}?)(?:has |have |had |is |are |been |actually |properly |formally |"
     r"explicitly |also )*(?:says? (?:yes|so|ok|okay|go|it is \w+)|said (?:yes|so)|sign\w*|approv\w*|clear\w*|"
     r"confirm\w*|agree\w*|okay\w*|okd|ok|certif\w*|releas\w*|authori[sz]\w*|accept\w*|gives? (?:the |a |it )?"
     r"(?:go ahead|goahead|green ?light|ok|okay|nod|thumbs up|all clear)|gave (?:the |a |it )?(?:go ahead|goahead|"
@@ -386,6 +391,7 @@ ANYWAY = _rx(r"\b(?:anyway|anyhow|regardless|even so|in any case|either way|what
 
 # Decision-makers by standing: a lifting condition's agent of this kind is a resolver, not a local actor.
 SENIOR = _rx(r"\b(?:head|chief|director|board|committee|officer|counsel|chair|boss|assessor|regulator|inspector|"
+             r"senior|top|highest|in charge|attorneys?|solicitors?|"
              r"judge|court|panel|council|lawyers?|legal|ethics|irb|dpo|ciso|cfo|ceo|cto|vp|owner|controller|"
              r"authority|division|ministry|agency|commission)\b")
 # Verbs that stop, pause or disable: when the forbidden action is itself one of these, such a word directs it.
