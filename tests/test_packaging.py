@@ -22,3 +22,11 @@ def test_every_data_folder_is_a_listed_package() -> None:
     assert len(data_folders) >= 8
     assert data_folders <= packages, f"add to [tool.setuptools] packages: {sorted(data_folders - packages)}"
 
+
+
+def test_the_checker_ships_its_combiner_weights() -> None:
+    # Without the weights an installed (non-editable) checker cannot score anything.
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    data = setuptools["package-data"].get("mustmaybe.checker", [])
+    shipped = [p.name for pattern in data for p in (ROOT / "checker").glob(pattern)]
+    assert "combiner.json" in shipped
