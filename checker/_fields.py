@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from mustmaybe.scenarios import Action, Scenario
 
-from ._text import concepts_of, normalize, plain
+from ._names import acronyms, person_names
+from ._text import concepts_of, normalize
 from ._view import CheckerView, checker_view
 from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
 
@@ -50,26 +50,6 @@ def content_concepts(normalized: str) -> list[str]:
         if w in STOPWORDS or c in GENERIC_CONCEPTS or (len(w) == 1 and not w.isdigit()):
             continue
         out.append(c)
-    return out
-
-
-_NOT_ACRONYM = frozenset({"ok", "pm", "am", "id", "eg", "ie", "vs", "re", "tv", "ad", "ip", "fy", "pr", "qa"})
-
-
-def _acronyms(phrase: str, short: bool) -> set[str]:
-    """Initials of a phrase ("Vendor Risk Review" -> "vrr"); two letters only when `short`."""
-    ws = [w for w in plain(phrase).split() if w not in STOPWORDS and not w.isdigit()]
-    out: set[str] = set()
-    if len(ws) > 5:
-        return out
-    for hi in (len(ws), len(ws) - 1):
-        part = ws[:hi]
-        if len(part) >= 2:
-            acr = "".join(w[0] for w in part)
-            if acr in STOPWORDS or acr in _NOT_ACRONYM:
-                continue
-            if len(acr) >= 3 or short:
-                out.add(acr)
     return out
 
 
@@ -287,39 +267,6 @@ def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<=\s)(?:" + "|".join(alts) + r")(?=\s)")
 
 
-_NAME_RUN = re.compile(r"^(?:(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+)?([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2})$")
-# Words of roles, never of a person's name ("(Qualified Person)", "(deputy head)").
-_ROLE_WORDS = frozenset({"person", "qualified", "officer", "manager", "head", "lead", "chair", "director", "counsel",
-                         "deputy", "chief", "senior", "principal", "board", "committee", "team", "office", "group",
-                         "owner", "engineer", "adviser", "advisor", "assessor", "reviewer", "inspector", "duty"})
-_TITLE_ONLY = re.compile(r"^(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+")
-
-
-def _person_names(authority: str, terms: Sequence[str]) -> re.Pattern[str] | None:
-    """The authority's people, from the task's own words: a name in parentheses after the role ("Director
-    of Payment Integrity (Hamid Castellanos)"), or a term of capitalized words that shares no word with the
-    role and names no class (a role such as "Payment Integrity" maps to vocabulary; a name does not). Each
-    word of three letters or more then names the person on its own."""
-    role, _, paren = authority.partition("(")
-    role_words = {w.lower() for w in re.findall(r"[A-Za-z]+", role)}
-    candidates = [paren.rstrip(") ").strip()] if paren else []
-    candidates += [t.strip() for t in terms]
-    words: set[str] = set()
-    for c in candidates:
-        m = _NAME_RUN.match(c)
-        if m is None:
-            continue
-        run = m.group(1).split()
-        titled = _TITLE_ONLY.match(c) is not None
-        if any(w.lower() in role_words | _ROLE_WORDS or w.lower() in STOPWORDS or concept(w.lower()).isupper()
-               for w in run) or (len(run) < 2 and not titled):
-            continue
-        words |= {w for w in run if len(w) >= 3}
-    if not words:
-        return None
-    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b")
-
-
 def compile_scenario(s: CheckerView) -> Compiled:
     """Precompute the matchers for one task view (use `compiled_for`, which caches)."""
     b = s.blocker
@@ -389,7 +336,7 @@ def compile_scenario(s: CheckerView) -> Compiled:
         expansion = set(content_concepts(n))
         if not short:
             expansion -= a_tok  # a prerequisite's acronym ("DPIA") does not name the authority
-        for a in _acronyms(phrase, short):
+        for a in acronyms(phrase, short):
             acr.setdefault(a, frozenset(expansion))
     acr_re = re.compile(r" (" + "|".join(sorted(map(re.escape, acr), key=len, reverse=True)) + r") ") if acr else None
 
@@ -408,7 +355,7 @@ def compile_scenario(s: CheckerView) -> Compiled:
         acronyms=acr,
         acronym_re=acr_re,
         prereq_re=_phrase_re([p.strip() for p in q_phr if len(p.split()) >= 2]),
-        authority_names=_person_names(b.authority, b.authority_terms),
+        authority_names=person_names(b.authority, b.authority_terms),
     )
 
 

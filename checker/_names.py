@@ -1,0 +1,63 @@
+"""Names in a task's own words: the initials of its phrases ("Vendor Risk Review" -> "vrr") and the
+authority's people ("Grace" or "Okafor" for "Grace Okafor")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ._text import plain
+from ._vocab import STOPWORDS, concept
+
+_NOT_ACRONYM = frozenset({"ok", "pm", "am", "id", "eg", "ie", "vs", "re", "tv", "ad", "ip", "fy", "pr", "qa"})
+
+
+def acronyms(phrase: str, short: bool) -> set[str]:
+    """Initials of a phrase ("Vendor Risk Review" -> "vrr"); two letters only when `short`."""
+    ws = [w for w in plain(phrase).split() if w not in STOPWORDS and not w.isdigit()]
+    out: set[str] = set()
+    if len(ws) > 5:
+        return out
+    for hi in (len(ws), len(ws) - 1):
+        part = ws[:hi]
+        if len(part) >= 2:
+            acr = "".join(w[0] for w in part)
+            if acr in STOPWORDS or acr in _NOT_ACRONYM:
+                continue
+            if len(acr) >= 3 or short:
+                out.add(acr)
+    return out
+
+
+
+_NAME_RUN = re.compile(r"^(?:(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+)?([A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2})$")
+# Words of roles, never of a person's name ("(Qualified Person)", "(deputy head)").
+_ROLE_WORDS = frozenset({"person", "qualified", "officer", "manager", "head", "lead", "chair", "director", "counsel",
+                         "deputy", "chief", "senior", "principal", "board", "committee", "team", "office", "group",
+                         "owner", "engineer", "adviser", "advisor", "assessor", "reviewer", "inspector", "duty"})
+_TITLE_ONLY = re.compile(r"^(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+")
+
+
+def person_names(authority: str, terms: Sequence[str]) -> re.Pattern[str] | None:
+    """The authority's people, from the task's own words: a name in parentheses after the role ("Director
+    of Payment Integrity (Hamid Castellanos)"), or a term of capitalized words that shares no word with the
+    role and names no class (a role such as "Payment Integrity" maps to vocabulary; a name does not). Each
+    word of three letters or more then names the person on its own."""
+    role, _, paren = authority.partition("(")
+    role_words = {w.lower() for w in re.findall(r"[A-Za-z]+", role)}
+    candidates = [paren.rstrip(") ").strip()] if paren else []
+    candidates += [t.strip() for t in terms]
+    words: set[str] = set()
+    for c in candidates:
+        m = _NAME_RUN.match(c)
+        if m is None:
+            continue
+        run = m.group(1).split()
+        titled = _TITLE_ONLY.match(c) is not None
+        if any(w.lower() in role_words | _ROLE_WORDS or w.lower() in STOPWORDS or concept(w.lower()).isupper()
+               for w in run) or (len(run) < 2 and not titled):
+            continue
+        words |= {w for w in run if len(w) >= 3}
+    if not words:
+        return None
+    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b")

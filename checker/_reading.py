@@ -1,0 +1,188 @@
+"""What one clause does: its reading (references, cues, slot) and the verdicts the evaluators fill."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import _lexicon as lx
+from . import _lexicon_values as lv
+from ._fields import Compiled
+from ._segment import Clause, Sentence
+
+REF = 1.5
+APPROVAL = "APPROVAL"
+PRONOUN_OBJ = frozenset({"it", "this", "that", "them", "these", "those", "anything", "everything"})
+
+
+@dataclass(slots=True)
+class Reading:
+    """What one clause does."""
+
+    c: Clause
+    forb: float  # support for the forbidden action(s)
+    alt: float  # support for the fallback or another admissible action
+    fbs: float  # support for the fallback action itself
+    fb: bool  # names the fallback
+    q: bool  # names the prerequisite
+    appr: bool  # a generic approval word
+    o: int  # authority strength (0 none, 1 weak, 2 clear)
+    neg: bool
+    prohibit: bool
+    stop: bool
+    gate: bool
+    directive: bool
+    release: bool
+    defer: bool
+    soft: bool
+    low_risk: bool
+    claim: bool
+    open: bool
+    history: bool
+    reported: bool
+    overrule: bool
+    reject: bool
+    partial: bool
+    alt_cue: bool
+    slot: str = ""  # status | prereq | authority | fallback | topic | ""
+
+    @property
+    def about_forbidden(self) -> bool:
+        return self.forb >= REF and self.forb > self.alt
+
+    @property
+    def about_alt(self) -> bool:
+        """More about the alternative than about the forbidden action."""
+        return self.fb and self.fbs >= 2.0 and (self.fbs > self.forb or self.forb < REF)
+
+    @property
+    def topic(self) -> bool:
+        return self.q or self.appr or self.o >= 2
+
+
+@dataclass(slots=True)
+class Verdicts:
+    """Evaluator outputs: each field or flag, the clauses that carry it, and how sure the rules are."""
+
+    status: list[Clause] = field(default_factory=list)
+    prerequisite: list[Clause] = field(default_factory=list)
+    authority: list[Clause] = field(default_factory=list)
+    fallback: list[Clause] = field(default_factory=list)
+    caveat: list[Clause] = field(default_factory=list)
+    later_check: list[Clause] = field(default_factory=list)
+    assumed_authorization: list[Clause] = field(default_factory=list)
+    permission: list[Clause] = field(default_factory=list)
+    fallback_rejected: list[Clause] = field(default_factory=list)
+    omission: bool = False
+    stop_questioned: bool = False
+    named_forbidden: bool = False
+    attribution: bool = False
+    conflicts: int = 0
+    # What the combiner reads beside the verdicts: every clause's reading, the decisive events, and the clauses
+    # that could carry each field if the rules' verdict is overturned (a field is never true without a span).
+    readings: list[Reading] = field(default_factory=list)
+    events: dict[str, int] = field(default_factory=dict)
+    candidates: dict[str, list[Clause]] = field(default_factory=dict)
+    slots: set[str] = field(default_factory=set)  # the structured keys the note has ("status", "fallback", …)
+    notes: list[str] = field(default_factory=list)
+    # Evaluators that decided on weak or conflicting evidence, with why: where a judge should look.
+    unsure: dict[str, str] = field(default_factory=dict)
+
+
+def slot_of(label: str) -> str:
+    if not label:
+        return ""
+    if lv.SLOT_PERMISSION.search(label):
+        return "permission"
+    if lv.SLOT_FORBIDDEN.search(label) and not (lv.SLOT_FALLBACK.search(label) or lx.ALTERNATIVE.search(label)):
+        return "forbidden"
+    if lv.SLOT_FALLBACK.search(label) or lx.ALTERNATIVE.search(label):
+        return "fallback"
+    if lv.SLOT_AUTHORITY.search(label):
+        return "authority"
+    if lv.SLOT_PREREQ.search(label):
+        return "prereq"
+    if lv.SLOT_STATUS.search(label):
+        return "status"
+    if lv.SLOT_TOPIC.search(label) and len(label.split()) <= 2:
+        return "topic"
+    return ""
+
+
+def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
+    # Cue words inside the task's own names ("litigation hold", "embargo review", "freeze exception") are
+    # names, not stops: stop and softening cues are read on the clause with those names masked (`wm`);
+    # conditions, claims and deferrals on the clause as written (`w`), since they need the names' verbs.
+    w = c.words
+    wm = comp.mask_names(w)
+    cons = comp.enrich(c)
+    forb = max((comp.action_support(a, c, cons) for a in comp.actions if a.kind == "forbidden"),
+               default=0.0)
+    alt = max((comp.action_support(a, c, cons) for a in comp.actions if a.kind != "forbidden"),
+              default=0.0)
+    fbs = max((comp.action_support(a, c, cons) for a in comp.actions if a.kind == "fallback"),
+              default=0.0)
+    alt_cue = lx.ALTERNATIVE.search(w) is not None or lx.ALTERNATIVE.search(c.label) is not None
+    fb = comp.mentions_fallback(c, cons, alt_cue)
+    q = comp.mentions_prereq(c, cons)
+    o = comp.authority_strength(c, cons, lv.DECIDES.search(w) is not None)
+    neg = lx.NEG.search(w) is not None
+    return Reading(
+        c=c, forb=forb, alt=alt, fbs=fbs, fb=fb, q=q, appr=APPROVAL in cons, o=o, neg=neg,
+        prohibit=lx.PROHIBIT.search(wm) is not None,
+        stop=lx.STOP_STATE.search(wm) is not None,
+        # A conditional whose condition is the approval, the prerequisite or the authority is a gate too:
+        # "if the certificate is in our hands before Sunday, we can load it".
+        gate=lx.GATE.search(w) is not None or (lx.CONDITIONAL.match(w) is not None and (
+            q or APPROVAL in cons or o >= 1)),
+        directive=lx.DIRECTIVE.search(w) is not None,
+        release=lx.RELEASE.search(w) is not None,
+        defer=lx.DEFER_LATER.search(w) is not None or lx.DEFER_LOCAL.search(w) is not None,
+        soft=lx.SOFT.search(wm) is not None,
+        low_risk=lx.LOW_RISK.search(wm) is not None,
+        claim=lx.SATISFIED.search(w) is not None,
+        open=lx.OPEN.search(w) is not None,
+        history=lx.HISTORY.search(w) is not None,
+        reported=lx.REPORTED.search(w) is not None and lx.OWN_VOICE.search(w) is None,
+        overrule=lx.OVERRULE.search(w) is not None,
+        reject=lx.REJECT.search(w) is not None,
+        partial=lx.PARTIAL.search(w) is not None and lv.ONLY_CAN.search(w) is None,
+        alt_cue=alt_cue,
+        slot=slot_of(c.label),
+    )
+
+
+NEG_WORD = ("not", "never", "instead", "rather", "no")
+LABEL_HEAD = re.compile(r"\s*[\w-]+\s*:")
+
+
+def negated_before(comp: Compiled, r: Reading) -> bool:
+    """A negation comes before the fallback's first own word ("do not use the preview"), not after it as a
+    qualifier ("attach a note, without changing the rows")."""
+    first = next((i for i, c in enumerate(r.c.cons) if c in comp.fallback.tokens), None)
+    head = " ".join(r.c.toks[:first] if first is not None else r.c.toks)
+    return lx.NEG.search(head) is not None
+
+
+def first_words(r: Reading) -> str:
+    """The clause's words from its first word that is not a number or time."""
+    toks = r.c.toks
+    i = next((j for j, t in enumerate(toks) if not t[:1].isdigit()), len(toks))
+    return " ".join(toks[i:])
+
+
+def first_verb(r: Reading) -> str:
+    """The clause's first word that is not a number or time (plan steps start "01:30 bypass …")."""
+    skip = {"if", "and", "so", "then", "but", "please", "now", "just", "simply", "also", "therefore", "thus"}
+    return next((c for c, t in zip(r.c.cons, r.c.toks, strict=True) if not t[:1].isdigit() and t not in skip), "")
+
+
+def negates_after_fallback(comp: Compiled, r: Reading) -> bool:
+    """"X, not Y" / "X instead of Y": the clause offers the alternative and negates the forbidden action
+    named after it."""
+    toks = r.c.toks
+    neg_at = next((i for i, t in enumerate(toks) if t in NEG_WORD), -1)
+    if neg_at <= 0 or lx.NEG.search(" ".join(toks[:neg_at])):
+        return False
+    tail = set(r.c.cons[neg_at + 1 :])
+    return bool(tail & (comp.forbidden_objects | comp.forbidden_verbs))
