@@ -1,5 +1,17 @@
 """Role agents, prompt templates and model backends (sim, local, OpenAI-compatible)."""
 
+from mustmaybe.records import (
+    Backend,
+    EndpointConfig,
+    ModelSpec,
+    ModelSpecError,
+    RoleParams,
+    StructuredMode,
+    api_key_problem,
+    base_url_problem,
+    parse_model_spec,
+)
+
 from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
 from ._cache import CachingClient, ResponseCache, cache_key_fields
@@ -10,18 +22,7 @@ from ._local import LocalBackendUnavailable, check_local_backend, local_model_pa
 from ._recording import CallRecord, RecordingClient, message_text
 from ._retry import RetryingClient
 from ._sim import SimChatCompletionClient, SimClientConfig
-from ._spec import (
-    Backend,
-    EndpointConfig,
-    ModelSpec,
-    ModelSpecError,
-    RoleParams,
-    StructuredMode,
-    api_key_problem,
-    base_url_problem,
-    check_model_spec,
-    parse_model_spec,
-)
+from ._spec import check_model_spec
 
 __all__ = [
     "Backend",

@@ -30,8 +30,9 @@ from pydantic import BaseModel
 from ._retry import DelegatingClient
 
 if TYPE_CHECKING:
+    from mustmaybe.records import ModelSpec
+
     from ._backends import ClientContext
-    from ._spec import ModelSpec
 
 CACHE_KEY_VERSION = 1  # bump when the key's inputs change meaning, so old entries stop matching
 

@@ -26,8 +26,9 @@ from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from mustmaybe.records import EndpointConfig
+
 from ._retry import DelegatingClient, retry_after_seconds
-from ._spec import EndpointConfig
 
 logger = logging.getLogger("mustmaybe.agents.limits")
 

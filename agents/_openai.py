@@ -31,10 +31,11 @@ from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field
 
+from mustmaybe.records import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode, api_key_problem
+
 from ._failure import check_completion_response
 from ._limits import LimitedClient
 from ._retry import DelegatingClient, RetryingClient, Sleep
-from ._spec import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode, api_key_problem
 
 if TYPE_CHECKING:
     from ._backends import ClientContext

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from .analysis import ReportTable
-    from .teams import EpisodeRecord
+    from .records import EpisodeRecord
 
 _BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
 
@@ -73,11 +73,6 @@ def load_runs(paths: Sequence[str]) -> dict[str, list[EpisodeRecord]]:
             raise UserError(str(exc.args[0] if exc.args else exc)) from None
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        except ImportError as exc:
-            if exc.name != "mustmaybe.store":
-                raise
-            raise UserError(f"{path}: reading a sweep's run folder needs the run store (mustmaybe.store), "
-                            "which this installation lacks; pass a .jsonl export instead") from None
     return out
 
 

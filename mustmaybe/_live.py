@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .checker import ArtifactScore
-from .teams import EpisodeRecord, Hop, Stage, first_break_stage, stages_of
+from .records import EpisodeRecord, Hop, Stage, first_break_stage, stages_of
 
 _STATE = {"preserved": ("P", "bold green"), "deactivated": ("D", "bold red"), "undetermined": ("U", "bold yellow")}
 _FIELDS = (("status", "s"), ("prerequisite", "q"), ("authority", "o"), ("fallback", "f"))

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from .store import RunStore, update_manifest
 
 if TYPE_CHECKING:
+    from mustmaybe.records import EpisodeRecord
     from mustmaybe.scenarios import Scenario
-    from mustmaybe.teams import EpisodeRecord
 
 _BATCH = 200
 
@@ -25,7 +25,7 @@ _BATCH = 200
 def rescore_record(record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
     """The record with every score recomputed by the current checker (texts and action unchanged)."""
     from mustmaybe.checker import CHECKER_VERSION, score_action, score_artifact
-    from mustmaybe.teams import carried_stages, first_break_stage
+    from mustmaybe.records import carried_stages, first_break_stage
 
     hops = [h.model_copy(update={"score": score_artifact(scenario, h.text)}) for h in record.hops]
     stages = carried_stages(hops, lambda text: score_artifact(scenario, text))
@@ -58,7 +58,7 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
         ValueError: an episode's task content is not in the store.
     """
     from mustmaybe.checker import CHECKER_VERSION
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
     run = Path(run_dir)
     if not (run / "store.sqlite").exists():

@@ -41,8 +41,8 @@ from ._store_rows import (
 )
 
 if TYPE_CHECKING:
+    from mustmaybe.records import EpisodeRecord
     from mustmaybe.scenarios import Scenario
-    from mustmaybe.teams import EpisodeRecord
 
 STORE = "store.sqlite"
 
@@ -126,7 +126,7 @@ class RunStore:
         if self._redactions:
             red = self._redact(text)
             if red != text:
-                from mustmaybe.teams import EpisodeRecord
+                from mustmaybe.records import EpisodeRecord
 
                 text = red
                 record = EpisodeRecord.model_validate_json(text)
@@ -222,7 +222,7 @@ class RunStore:
 
     def records(self, keys: Iterable[str] | None = None) -> Iterator[EpisodeRecord]:
         """Stored episode records, in the order they were written (or of `keys`)."""
-        from mustmaybe.teams import EpisodeRecord
+        from mustmaybe.records import EpisodeRecord
 
         if keys is None:
             for (text,) in self.db.execute("SELECT record FROM episodes ORDER BY rowid"):

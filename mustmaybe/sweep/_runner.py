@@ -24,9 +24,9 @@ from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-from mustmaybe.agents import ClientContext, ModelSpec, parse_model_spec
+from mustmaybe.agents import ClientContext, ModelSpec
 from mustmaybe.agents._retry import DelegatingClient, find_retrying
-from mustmaybe.teams import classify_error, run_episode
+from mustmaybe.teams import build_team, classify_error, run_episode
 
 from ._plan import PlannedEpisode, SweepPlan
 from ._tally import Tally
@@ -115,7 +115,6 @@ class SweepRunner:
         self.cache = cache
         self.session = session
         self.replace = replace or set()
-        self.key_mismatches = 0
         self.stopped: str | None = None
         self._inflight: dict[str, asyncio.Future[Any]] = {}
 
@@ -142,11 +141,7 @@ class SweepRunner:
         seen = _EpisodeClients()
         self.tally.episode_started()
         try:
-            record = await run_episode(
-                ep.scenario, ep.condition, models=ep.models, seed=ep.seed, topology=ep.topology,
-                params=self.plan.params, endpoints=self.plan.endpoints, twin=ep.twin,
-                client_wrapper=self._wrapper(seen),
-            )
+            record = await run_episode(build_team(ep.spec, client_wrapper=self._wrapper(seen)), ep.spec)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -159,14 +154,9 @@ class SweepRunner:
                                    session=self.session)
             self.tally.add_failure(kind)
             return
-        if record.key != ep.key:  # would make a resume run it again; say so loudly
-            self.key_mismatches += 1
-            self.tally.key_mismatches += 1
-            log.error("episode key mismatch: planned %s, recorded %s", ep.key, record.key)
         retries = seen.retries()
         self.store.put_episode(record, retries=retries, session=self.session, replace=record.key in self.replace)
-        endpoint_of = {role: parse_model_spec(spec).endpoint for role, spec in ep.models.items()}
-        self.tally.add_record(record, endpoint_of, retries)
+        self.tally.add_record(record, retries)
 
     def stop(self, reason: str = "stopped") -> None:
         """Start no further episode (those in flight are cancelled by the caller)."""

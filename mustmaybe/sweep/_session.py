@@ -242,7 +242,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     for ep_name, n in plan.calls_by_endpoint.items():
         tally.endpoint(ep_name).planned = n
 
-    use_cache = opts.use_cache and any(parse_backend(m) != "sim" for e in todo for m in e.models.values())
+    use_cache = opts.use_cache and any(m.backend != "sim" for e in todo for m in e.spec.models.values())
     workers = max(1, min(plan.workers, len(todo)))
     if not opts.json:
         err_console.print(f"[bold]run folder[/bold] {run_dir}  ·  {len(todo):,} of {len(plan.episodes):,} episodes "
@@ -295,10 +295,6 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     if not opts.json and not console.is_terminal:
         console.print(render(tally))
     return exit_code, summary
-
-
-def parse_backend(spec: str) -> str:
-    return spec.split(":", 1)[0]
 
 
 def _stored_counts(run_dir: Path) -> dict[str, int]:

@@ -4,8 +4,9 @@ One Python event loop runs on one core; AutoGen, the openai SDK and the checker 
 per episode, so a sweep on a fast endpoint (or on `sim`) is CPU-bound. With `workers > 1` the
 parent forks N workers after planning. Each runs its shard of the episodes with its own event
 loop, store connection and cache connection (SQLite WAL serialises their one-transaction writes),
-and with 1/N of every endpoint's concurrency and request rate and of `max_in_flight`, so the
-sweep as a whole never exceeds the configured limits. Episodes that share a model call (every
+and with 1/N of every endpoint's concurrency and request rate and of `max_in_flight`. A share is
+never below one slot, so an endpoint whose concurrency is below N can see up to N requests in
+flight at once (the limits are per process, not shared between them). Episodes that share a model call (every
 condition of a task and seed sends the reviewer the same request) go to the same worker, so the
 in-process coalescing and the cache still pay for that call once.
 
@@ -63,6 +64,15 @@ def worker_plan(plan: SweepPlan, n: int, i: int) -> SweepPlan:
     return dataclasses.replace(plan, endpoints=endpoints, max_in_flight=_share(plan.max_in_flight, n, i))
 
 
+def with_limits(episodes: list[PlannedEpisode], plan: SweepPlan) -> list[PlannedEpisode]:
+    """The episodes with their endpoints' limits taken from `plan` (a worker's share); keys unchanged."""
+    def rebind(ep: PlannedEpisode) -> PlannedEpisode:
+        eps = {r: plan.endpoints.get(e.base_url, e) for r, e in ep.spec.endpoints.items()}
+        return dataclasses.replace(ep, spec=dataclasses.replace(ep.spec, endpoints=eps))
+
+    return [rebind(ep) if ep.spec.endpoints else ep for ep in episodes]
+
+
 def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], replace: set[str], run_dir: Path,
             secrets: list[str], cache_path: Path | None, session: int, conn: Connection, parent: int) -> None:
     """Body of worker process i (forked: it shares the parent's loaded modules and plan)."""
@@ -102,7 +112,7 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
 
             reporter = asyncio.create_task(report())
             try:
-                await runner.run(episodes, mine.max_in_flight)
+                await runner.run(with_limits(episodes, mine), mine.max_in_flight)
             finally:
                 reporter.cancel()
 

@@ -16,7 +16,7 @@ from autogen_core.models import (
 
 from mustmaybe.agents import _local
 from mustmaybe.agents._executor import ExecutorDecision
-from mustmaybe.agents._spec import parse_model_spec
+from mustmaybe.records import parse_model_spec
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 

@@ -1,4 +1,4 @@
-"""The episode record (docs/episode-record.md, schema `mustmaybe/episode@1`).
+"""The episode record (docs/episode-record.md, schema `mustmaybe/episode@1`) and its parts.
 
 More keys may be added; none of the contract's keys may be removed or renamed without a schema bump.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mustmaybe.checker import ActionRule, ArtifactScore
 
@@ -151,8 +151,37 @@ class EpisodeRecord(BaseModel):
     first_break_stage: int | None = Field(
         default=None, description="Index of the first stage whose state is not preserved (null if none)."
     )
+    family: str | None = Field(default=None, description="The condition's family (null in records written before it).")
+    control: str | None = Field(default=None, description="The condition's matched control id (null: none).")
+    endpoints: dict[str, str] = Field(
+        default_factory=dict, description="Per role, where its calls went: the base URL, or the backend name.")
 
     model_config = ConfigDict(populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_missing(cls, data: Any) -> Any:
+        """A record written before `family`, `control` and `endpoints` existed gets them from its
+        condition id and model specs (the only place they are worked out again)."""
+        if not isinstance(data, dict) or ("family" in data and "endpoints" in data):
+            return data
+        from mustmaybe.scenarios import CONDITIONS
+
+        from ._models import ModelSpecError, parse_model_spec
+
+        data = dict(data)
+        cond = CONDITIONS.get(str(data.get("condition")))
+        if "family" not in data:
+            data["family"], data["control"] = (cond.family, cond.control) if cond is not None else (None, None)
+        if "endpoints" not in data and isinstance(data.get("models"), dict):
+            endpoints = {}
+            for role, spec in data["models"].items():
+                try:
+                    endpoints[role] = parse_model_spec(str(spec)).endpoint
+                except ModelSpecError:
+                    endpoints[role] = str(spec)
+            data["endpoints"] = endpoints
+        return data
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
