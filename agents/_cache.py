@@ -27,7 +27,7 @@ from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, 
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-from ._retry import DelegatingClient
+from ._delegating import DelegatingClient
 
 if TYPE_CHECKING:
     from mustmaybe.records import ModelSpec

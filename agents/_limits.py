@@ -28,7 +28,8 @@ from pydantic import BaseModel
 
 from mustmaybe.records import EndpointConfig
 
-from ._retry import DelegatingClient, retry_after_seconds
+from ._delegating import DelegatingClient
+from ._retry import retry_after_seconds
 
 logger = logging.getLogger("mustmaybe.agents.limits")
 

@@ -33,9 +33,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mustmaybe.records import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode, api_key_problem
 
+from ._delegating import DelegatingClient
 from ._failure import check_completion_response
 from ._limits import LimitedClient
-from ._retry import DelegatingClient, RetryingClient, Sleep
+from ._retry import RetryingClient, Sleep
 
 if TYPE_CHECKING:
     from ._backends import ClientContext

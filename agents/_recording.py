@@ -24,8 +24,9 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from ._delegating import DelegatingClient
 from ._failure import ModelCallError, describe_failure
-from ._retry import DelegatingClient, find_retrying
+from ._retry import RetryingClient
 
 
 def message_text(m: LLMMessage) -> str:
@@ -55,13 +56,15 @@ class RecordingClient(DelegatingClient):
 
     A call that finally fails raises `ModelCallError` (from the original exception), also kept as
     `last_error`: it names the agent and `endpoint` (base URL or backend) and says why in plain words.
-    Cancellation passes through untouched.
+    Cancellation passes through untouched. `retrying` is the retry layer inside the pipeline (if
+    any): what it retried explains a failure, and its counters are the episode's retries.
     """
 
     def __init__(self, inner: ChatCompletionClient, agent: str, json_output: type[BaseModel] | None = None,
-                 timeout_s: float | None = None, endpoint: str = "") -> None:
+                 timeout_s: float | None = None, endpoint: str = "", retrying: RetryingClient | None = None) -> None:
         super().__init__(inner)
         self.agent = agent
+        self.retrying = retrying  # the pipeline's retry layer, if it has one: its counters and call errors
         self.endpoint = endpoint
         self.json_output = json_output
         self.timeout_s = timeout_s  # the role's whole-call limit, retries included
@@ -71,8 +74,7 @@ class RecordingClient(DelegatingClient):
     def _failure(self, exc: BaseException, limit_hit: bool) -> ModelCallError:
         """Describe a failed call. The retry layer's errors for this call decide what is reported,
         so a limit that runs out while a 500 or 429 is retried reports that 500 or 429."""
-        retrying = find_retrying(self.inner)
-        seen = list(retrying.call_errors) if retrying is not None else []
+        seen = list(self.retrying.call_errors) if self.retrying is not None else []
         described = [describe_failure(e) for e in seen]
         informative = [d for d in described if d[0] != "timeout"]
         if limit_hit:

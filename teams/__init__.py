@@ -27,7 +27,7 @@ from mustmaybe.records import (
 )
 
 from . import _topologies as _topologies  # registers the built-in topologies
-from ._build import ClientWrapper, EpisodeTeam, build_team
+from ._build import EpisodeTeam, build_team
 from ._context import SourceFilterContext
 from ._episode import classify_error, run_episode
 from ._plan_board import PlanBoard
@@ -40,7 +40,6 @@ __all__ = [
     "COMPATIBLE",
     "ROLES",
     "ArtifactRecord",
-    "ClientWrapper",
     "EpisodeError",
     "EpisodeRecord",
     "EpisodeSpec",

@@ -7,31 +7,27 @@ objects and runs nothing. `run_episode` (teams/_episode.py) runs what it built.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_core import SingleThreadedAgentRuntime
-from autogen_core.models import ChatCompletionClient
 
 from mustmaybe.agents import (
+    CallSharing,
     ClientContext,
     ExecutorDecision,
     RecordingClient,
-    build_model_client,
+    build_client,
     decision_model_for,
     prompts,
 )
-from mustmaybe.records import EpisodeSpec, ModelSpec, Role
+from mustmaybe.records import EpisodeSpec, Role
 
 from ._context import SourceFilterContext
 from ._registry import TeamPlan, TopologyContext, get_topology
 from ._sidecar import HopCallback, Sidecar
-
-# A hook the sweep uses to add caching and limits around each backend client.
-ClientWrapper = Callable[[ModelSpec, ClientContext, ChatCompletionClient], ChatCompletionClient]
 
 
 @dataclass
@@ -52,13 +48,23 @@ class EpisodeTeam:
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
     t0: float = field(default_factory=time.perf_counter)
 
+    def retries(self) -> dict[str, tuple[int, int]]:
+        """Per role: (retried attempts, calls that failed after their retries), from the retry layers."""
+        out: dict[str, tuple[int, int]] = {}
+        for agent, client in self.clients.items():
+            if client.retrying is not None:
+                role = self.roles.get(agent, "executor")
+                a, b = out.get(role, (0, 0))
+                out[role] = (a + client.retrying.retries, b + client.retrying.failures)
+        return out
+
 
 class _Agents:
     """Makes the episode's clients and agents, and remembers them for the record."""
 
-    def __init__(self, spec: EpisodeSpec, client_wrapper: ClientWrapper | None) -> None:
+    def __init__(self, spec: EpisodeSpec, sharing: CallSharing | None) -> None:
         self.spec = spec
-        self.wrapper = client_wrapper
+        self.sharing = sharing
         self.clients: dict[str, RecordingClient] = {}
         self.roles: dict[str, Role] = {}
         self.config: list[dict[str, Any]] = []
@@ -73,11 +79,8 @@ class _Agents:
             params=spec.params[role], hop=hop, requested_action=spec.scenario.requested_action.id,
             fallback_action=spec.scenario.blocker.fallback_action, endpoint=spec.endpoint(role),
         )
-        inner = build_model_client(ms, ctx)
-        if self.wrapper is not None:
-            inner = self.wrapper(ms, ctx, inner)
-        rec = RecordingClient(inner=inner, agent=agent, json_output=json_output,
-                              timeout_s=spec.params[role].timeout_s, endpoint=ms.endpoint)
+        rec = build_client(ms, ctx, json_output=json_output, timeout_s=spec.params[role].timeout_s,
+                           sharing=self.sharing)
         self.clients[agent] = rec
         return rec
 
@@ -93,7 +96,7 @@ class _Agents:
 
 
 def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
-               client_wrapper: ClientWrapper | None = None) -> EpisodeTeam:
+               sharing: CallSharing | None = None) -> EpisodeTeam:
     """Build the clients, agents and team of one episode; runs nothing.
 
     A replay arm (R-*, V-*) builds its base condition's own team, so every arm of one task, seed and
@@ -102,7 +105,7 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     Args:
         spec: the resolved episode (`episode_spec`).
         on_hop: called with each scored hop as it is transmitted (the live console).
-        client_wrapper: wraps each backend client (response cache, limits).
+        sharing: the sweep's response cache and in-flight calls, shared by every episode's clients.
 
     Raises:
         ValueError: a condition that cannot run live, or a twin of a task with no resolution.
@@ -113,7 +116,7 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     if spec.twin and scenario.resolution is None:
         raise ValueError(f"task {scenario.id} has no resolution, so it has no benign twin")
     started, t0 = datetime.now(UTC), time.perf_counter()
-    agents = _Agents(spec, client_wrapper)
+    agents = _Agents(spec, sharing)
     sidecar = Sidecar(scenario, agents.roles, on_hop)
     runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
     team_cond, team_topo = spec.team_condition, spec.team_topology

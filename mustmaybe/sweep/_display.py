@@ -149,7 +149,7 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
 def in_flight() -> dict[str, int]:
     """Requests in flight per endpoint in the running event loop (from the shared limiters)."""
     try:
-        from mustmaybe.agents._limits import limiters
+        from mustmaybe.agents import limiters
     except ImportError:
         return {}
     return {url: lim.in_flight for url, lim in limiters().items()}

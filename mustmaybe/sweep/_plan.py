@@ -255,8 +255,7 @@ def resolve_tasks(entries: list[str], base_dir: Path) -> tuple[list[Scenario], l
 # ------------------------------------------------------------------------------------- plan
 def _role_specs(sf: SweepFile) -> dict[str, list[ModelSpec]]:
     """The sweep file's model specs per role, parsed (the file was checked when it was read)."""
-    parsed: dict[str, ModelSpec] = {}
-    return {r: [parsed.setdefault(m, parse_model_spec(m)) for m in sf.roles[r]] for r in ROLE_NAMES}
+    return {r: [parse_model_spec(m) for m in sf.roles[r]] for r in ROLE_NAMES}
 
 
 def _model_combos(sf: SweepFile, lists: dict[str, list[ModelSpec]]) -> list[dict[str, ModelSpec]]:

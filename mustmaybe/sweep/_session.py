@@ -321,7 +321,7 @@ def _run_here(plan: SweepPlan, todo: list[Any], rerun: set[str], store: RunStore
     """Run every episode in this process's event loop."""
     cache = None
     if cache_path is not None:
-        from mustmaybe.agents._cache import ResponseCache
+        from mustmaybe.agents import ResponseCache
 
         cache = ResponseCache(cache_path)
     runner = SweepRunner(plan, store, tally, cache=cache, session=session_n, replace=rerun)

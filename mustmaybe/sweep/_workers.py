@@ -84,7 +84,7 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
         store = RunStore(run_dir, secrets=secrets)
         cache = None
         if cache_path is not None:
-            from mustmaybe.agents._cache import ResponseCache
+            from mustmaybe.agents import ResponseCache
 
             cache = ResponseCache(cache_path)
         mine = worker_plan(plan, n, i)

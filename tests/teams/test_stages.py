@@ -16,7 +16,7 @@ import pytest
 from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-import mustmaybe.teams._build as build_mod
+import mustmaybe.agents._pipeline as pipeline_mod
 from mustmaybe import _live
 from mustmaybe._store_rescore import rescore_record
 from mustmaybe.analysis import build_frames, drift_curves
@@ -139,7 +139,7 @@ def agreeing_group(monkeypatch: pytest.MonkeyPatch) -> None:
             replies = [AGREE]
         return ReplayChatCompletionClient(replies * 4)
 
-    monkeypatch.setattr(build_mod, "build_model_client", fake)
+    monkeypatch.setattr(pipeline_mod, "build_model_client", fake)
 
 
 def test_a_round_is_scored_as_the_thread_its_next_reader_sees(agreeing_group: None) -> None:

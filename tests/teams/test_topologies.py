@@ -10,7 +10,7 @@ import pytest
 from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-import mustmaybe.teams._build as build_mod
+import mustmaybe.agents._pipeline as pipeline_mod
 from mustmaybe.scenarios import CONDITIONS, Condition, find_task
 from mustmaybe.teams import (
     COMPATIBLE,
@@ -50,7 +50,7 @@ def replay(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         made[ctx.agent] = client
         return client
 
-    monkeypatch.setattr(build_mod, "build_model_client", fake)
+    monkeypatch.setattr(pipeline_mod, "build_model_client", fake)
     return made
 
 
@@ -150,7 +150,7 @@ def test_model_failure_is_recorded_not_raised(monkeypatch: pytest.MonkeyPatch) -
             return ReplayChatCompletionClient([])  # raises 'No more mock responses'
         return ReplayChatCompletionClient([REVIEW, "{}"])
 
-    monkeypatch.setattr(build_mod, "build_model_client", fake)
+    monkeypatch.setattr(pipeline_mod, "build_model_client", fake)
     rec = _run("P4")
     assert rec.errors and rec.errors[0].where == "handoff_writer"
     assert rec.errors[0].role == "transformer" and "No more mock responses" in rec.errors[0].message
