@@ -181,7 +181,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
 
 
 def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> Path:
-    from ._run_folder import write_single_run
+    from .store import write_single_run
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     label = "-".join(r.condition for r in records)

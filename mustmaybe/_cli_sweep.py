@@ -126,7 +126,7 @@ def _print_plan(plan: Any, key_problems: list[str]) -> None:
 
 # ---------------------------------------------------------------- rescore / export
 def cmd_rescore(args: argparse.Namespace) -> int:
-    from ._store_rescore import rescore_run
+    from .store import rescore_run
 
     try:
         result = rescore_run(args.run)
@@ -144,7 +144,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ._store_export import export_run
+    from .store import export_run
 
     paths = export_run(args.run, args.format, args.out)
     for p in paths:

@@ -33,8 +33,11 @@ from rich.console import Console
 from rich.live import Live
 
 from mustmaybe._interrupt import StopState, ignored_by_parent, install, quit_now, say_stopping
-from mustmaybe._store_manifest import (
+from mustmaybe.errors import UserError
+from mustmaybe.store import (
+    MANIFEST,
     RUN_SCHEMA,
+    RunStore,
     git_state,
     host_info,
     package_versions,
@@ -42,8 +45,6 @@ from mustmaybe._store_manifest import (
     update_manifest,
     write_manifest,
 )
-from mustmaybe.errors import UserError
-from mustmaybe.store import MANIFEST, RunStore
 
 from ._display import in_flight, render
 from ._plan import SweepPlan

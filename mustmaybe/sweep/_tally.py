@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mustmaybe._store_rows import is_infra_kind
+from mustmaybe.store import is_infra_kind
 
 if TYPE_CHECKING:
     from mustmaybe.records import EpisodeRecord

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
-from mustmaybe import _store_rows
-from mustmaybe._store_rescore import rescore_record
 from mustmaybe.scenarios import find_task
-from mustmaybe.store import RunStore, load_run_episodes
+from mustmaybe.store import RunStore, load_run_episodes, rescore_record
+from mustmaybe.store import _rows as store_rows
 from mustmaybe.teams import EpisodeError, EpisodeRecord, build_team, episode_spec, run_episode
 
 
@@ -55,7 +54,7 @@ def test_write_once_and_read_back(tmp_path: Path, records: list[EpisodeRecord]) 
 
 def test_a_failed_write_leaves_no_half_episode(tmp_path: Path, records: list[EpisodeRecord],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import mustmaybe.store as store_mod
+    import mustmaybe.store._store as store_mod
 
     def broken(record: EpisodeRecord) -> list[tuple[object, ...]]:
         raise RuntimeError("disk on fire")
@@ -64,7 +63,7 @@ def test_a_failed_write_leaves_no_half_episode(tmp_path: Path, records: list[Epi
         monkeypatch.setattr(store_mod, "error_rows", broken)
         with pytest.raises(RuntimeError):
             store.put_episode(records[0])
-        monkeypatch.setattr(store_mod, "error_rows", _store_rows.error_rows)
+        monkeypatch.setattr(store_mod, "error_rows", store_rows.error_rows)
         assert store.count() == 0
         assert store.query("SELECT COUNT(*) FROM messages")[0][0] == 0
         assert store.put_episode(records[0])

@@ -1,4 +1,4 @@
-"""The run store's SQLite schema and how an episode record becomes rows (private to mustmaybe.store)."""
+"""The run store's SQLite schema and how an episode record becomes rows ."""
 
 from __future__ import annotations
 
@@ -155,7 +155,8 @@ def insert_sql(table: str, columns: Iterable[str], verb: str = "INSERT") -> str:
     return f"{verb} INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
 
 
-def _flags(score: Any) -> str:
+def flags_text(score: Any) -> str:
+    """The flags that are on, comma-separated (the `flags` column)."""
     return ",".join(k for k, v in score.flags.model_dump().items() if v)
 
 
@@ -189,7 +190,7 @@ def message_rows(record: EpisodeRecord) -> list[tuple[Any, ...]]:
         rows.append((
             record.key, h.index, h.role, h.sender, int(h.index == artifact_idx), h.text, s.state, int(s.complete),
             int(s.fields.status), int(s.fields.prerequisite), int(s.fields.authority), int(s.fields.fallback),
-            s.retention_score, _flags(s), s.model_dump_json(),
+            s.retention_score, flags_text(s), s.model_dump_json(),
         ))
     return rows
 

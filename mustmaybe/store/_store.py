@@ -1,4 +1,4 @@
-"""The run store: one run folder holds `manifest.json` and `store.sqlite` (docs/run-folders.md).
+"""The run store (`RunStore`): one run folder holds `manifest.json` and `store.sqlite` (docs/run-folders.md).
 
 `store.sqlite` (WAL) has one row per episode in `episodes` (the full `mustmaybe/episode@1` record
 as JSON plus flat columns for querying) and one row per transmitted message in `messages` (the
@@ -24,8 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._store_manifest import MANIFEST, is_run_folder, read_manifest, update_manifest, write_manifest
-from ._store_rows import (
+from ._rows import (
     DDL,
     EPISODE_COLUMNS,
     ERROR_COLUMNS,
@@ -35,7 +34,6 @@ from ._store_rows import (
     episode_row,
     error_rows,
     insert_sql,
-    is_infra_kind,
     message_rows,
     usage_rows,
 )
@@ -46,17 +44,6 @@ if TYPE_CHECKING:
 
 STORE = "store.sqlite"
 
-__all__ = [
-    "MANIFEST",
-    "STORE",
-    "RunStore",
-    "is_infra_kind",
-    "is_run_folder",
-    "load_run_episodes",
-    "read_manifest",
-    "update_manifest",
-    "write_manifest",
-]
 
 
 def _now() -> str:
