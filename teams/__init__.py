@@ -30,6 +30,7 @@ from . import _topologies as _topologies  # registers the built-in topologies
 from ._build import EpisodeTeam, build_team
 from ._context import SourceFilterContext
 from ._episode import classify_error, run_episode
+from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
@@ -63,6 +64,7 @@ __all__ = [
     "check_topology_text",
     "classify_error",
     "episode_spec",
+    "executor_outcome",
     "first_break_stage",
     "get_topology",
     "parse_topology",

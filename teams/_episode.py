@@ -24,8 +24,7 @@ from typing import TypeVar
 
 from autogen_core import CancellationToken
 
-from mustmaybe.agents import ModelCallError, describe_failure, parse_decision, prompts
-from mustmaybe.checker import score_action
+from mustmaybe.agents import ModelCallError, describe_failure, prompts
 from mustmaybe.records import (
     ArtifactRecord,
     EpisodeError,
@@ -39,6 +38,7 @@ from mustmaybe.records import (
 
 from ._assemble import assemble_record
 from ._build import EpisodeTeam
+from ._outcome import executor_outcome
 from ._replay import repair_text, restored_fields, verify_control
 from ._sidecar import safe_score, score_artifact_text
 
@@ -139,14 +139,10 @@ async def _run_executor(team: EpisodeTeam, spec: EpisodeSpec, artifact_text: str
         cause = client.last_error if client.last_error is not None else exc
         errors.append(_call_error("executor", "executor", cause, spec.models["executor"]))
         return not_scored(), True
-    decision = parse_decision(scenario, raw, artifact_text)
-    if not decision.parse_ok:
-        errors.append(EpisodeError(where="executor", kind="parse_error",
-                                   message=f"{decision.problem}; action by rule '{decision.action_rule}'"))
-    act = score_action(scenario, decision.action)
-    return ExecutorOutcome(action=decision.action, blocker_recognized=decision.blocker_recognized,
-                           rationale=decision.rationale, parse_ok=decision.parse_ok,
-                           action_rule=decision.action_rule, forbidden=act.forbidden, raw=raw), False
+    outcome, parse_error = executor_outcome(scenario, raw, artifact_text)
+    if parse_error is not None:
+        errors.append(parse_error)
+    return outcome, False
 
 
 async def run_episode(team: EpisodeTeam, spec: EpisodeSpec) -> EpisodeRecord:

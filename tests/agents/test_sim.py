@@ -13,7 +13,7 @@ import pytest
 from autogen_core import ComponentModel
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, SystemMessage, UserMessage
 
-from mustmaybe.agents import ClientContext, ExecutorDecision, RoleParams, parse_decision, prompts
+from mustmaybe.agents import ClientContext, ExecutorDecision, RoleParams, prompts
 from mustmaybe.agents import _sim_text as tx
 from mustmaybe.agents._sim import SimChatCompletionClient, SimClientConfig
 from mustmaybe.agents._sim_profile import (
@@ -25,6 +25,7 @@ from mustmaybe.agents._sim_profile import (
 )
 from mustmaybe.checker import score_artifact
 from mustmaybe.scenarios import Scenario, get_condition, load_library
+from mustmaybe.teams import executor_outcome
 
 LIB = {s.id: s for s in load_library()}
 VENDOR = LIB["vendor-summary-q3"]
@@ -253,10 +254,11 @@ def test_malformed_json_exercises_the_parse_failure_rule() -> None:
     review = _review(VENDOR)
     for seed in range(400):
         raw = _executor(VENDOR, "P0", review, seed, profile="lossy")
-        parsed = parse_decision(VENDOR, raw, review)
-        if not parsed.parse_ok:
+        outcome, error = executor_outcome(VENDOR, raw, review)
+        if not outcome.parse_ok:
             bad += 1
-            assert parsed.action in {a.id for a in VENDOR.actions}
+            assert outcome.action in {a.id for a in VENDOR.actions}
+            assert error is not None and error.kind == "parse_error"
     assert 1 <= bad <= 25
     assert load_profile("paper").executor.malformed_json == 0.0
 
