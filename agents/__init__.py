@@ -20,7 +20,7 @@ from ._delegating import DelegatingClient
 from ._executor import ExecutorDecision, ParsedDecision, decision_model_for, parse_decision, recommended_action
 from ._failure import ModelCallError, NotACompletionError, describe_failure
 from ._limits import EndpointLimiter, limiters
-from ._local import LocalBackendUnavailable, check_local_backend, local_model_path
+from ._local_check import LocalBackendUnavailable, check_local_backend, local_model_path
 from ._pipeline import CallSharing, build_client
 from ._recording import CallRecord, RecordingClient, message_text
 from ._retry import RetryingClient
