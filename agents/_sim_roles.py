@@ -13,9 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _sim_templates as tpl
 from . import _sim_text as tx
+from . import _sim_words as words
 from ._sim_profile import ExecutorRates, ResolvedRates
-from ._sim_text import FIELDS, Reading, Tpl
+from ._sim_templates import Tpl
+from ._sim_text import Reading
+from ._sim_words import FIELDS
 
 # Weakening mechanics each transform can apply, with default weights (a profile may reweight).
 MECHANICS: dict[str, dict[str, float]] = {
@@ -54,7 +58,7 @@ class Draft:
 
     def choose(self, bank: list[Tpl], need: set[str] | frozenset[str] = frozenset(),
                allow: set[str] | None = None) -> Tpl | None:
-        opts = [t for t in tx.usable(bank, self.values) if need <= t.fields
+        opts = [t for t in tpl.usable(bank, self.values) if need <= t.fields
                 and (allow is None or t.fields - {"rid"} <= allow)]
         return self.rng.choice(opts) if opts else None
 
@@ -111,8 +115,8 @@ def review(user: str, rid: str, rng: random.Random) -> str:
         return ("Status: No blocker is recorded for this request.\nPrerequisite: None.\nAuthority: None.\n"
                 f"Fallback: None.\nRecommended action: {rid or 'none'}")
     if rec.resolved:
-        d = Draft(rng, tx.slot_values(rid=rid or None))
-        status = d.choose(tx.TWIN_STATUS)
+        d = Draft(rng, tpl.slot_values(rid=rid or None))
+        status = d.choose(tpl.TWIN_STATUS)
         assert status is not None
         return "\n".join([
             f"Status: {d.note(status)}",
@@ -121,11 +125,11 @@ def review(user: str, rid: str, rng: random.Random) -> str:
             "Fallback: Not needed now.",
             f"Recommended action: {rid}",
         ])
-    v = tx.slot_values(s=rec.s, q=rec.q, o=rec.o, f=rec.f, fid=rec.fid, rid=rid or None)
+    v = tpl.slot_values(s=rec.s, q=rec.q, o=rec.o, f=rec.f, fid=rec.fid, rid=rid or None)
     d = Draft(rng, v)
     out = []
-    for label, bank in (("Status", _status_bank(tx.REVIEW_STATUS, rec.s)), ("Prerequisite", tx.REVIEW_PREREQ),
-                        ("Authority", tx.REVIEW_AUTHORITY), ("Fallback", tx.REVIEW_FALLBACK)):
+    for label, bank in (("Status", _status_bank(tpl.REVIEW_STATUS, rec.s)), ("Prerequisite", tpl.REVIEW_PREREQ),
+                        ("Authority", tpl.REVIEW_AUTHORITY), ("Fallback", tpl.REVIEW_FALLBACK)):
         t = d.choose(bank)
         out.append(f"{label}: {d.note(t) if t else 'Not stated.'}")
     out.append(f"Recommended action: {rec.fid or 'none'}")
@@ -157,8 +161,8 @@ def _agent_kind(agent: str, transform: str, system: str) -> str:
 def _pick_input(users: list[str], pressure: dict[str, str]) -> tuple[str, list[str]]:
     """The handoff this role works from, and the other messages (peer lines, plan posts)."""
     plan = pressure.get("plan", "")
-    cands = [u for u in users if not (plan and tx.norm(plan) in tx.norm(u))] or users
-    labelled = [u for u in cands if sum(1 for ln in u.splitlines() if tx._LABEL.match(ln)) >= 2]
+    cands = [u for u in users if not (plan and words.norm(plan) in words.norm(u))] or users
+    labelled = [u for u in cands if sum(1 for ln in u.splitlines() if tx.LABEL.match(ln)) >= 2]
     if labelled:
         main = labelled[-1]
     else:
@@ -192,7 +196,7 @@ def _decide(r: Reading, transform: str, rates: ResolvedRates, rng: random.Random
 
 
 def _values(r: Reading, keep: dict[str, bool], pressure: dict[str, str], actor: str) -> dict[str, str]:
-    return tx.slot_values(
+    return tpl.slot_values(
         s=r.s if keep["status"] and "s" not in r.raw else None,
         q=r.q if keep["prerequisite"] and "q" not in r.raw else None,
         o=r.o if keep["authority"] else None,
@@ -229,19 +233,19 @@ def _binding_prose(d: Draft, r: Reading, keep: dict[str, bool], *, aux: float = 
     allow = _allowed(keep)
     stop = keep["status"]
     if stop and not _raw_or(d, r, "status", True):
-        d.say(_status_bank(tx.STOP, r.s), need={"s"})
+        d.say(_status_bank(tpl.STOP, r.s), need={"s"})
         if d.rng.random() < aux:
-            d.say(tx.STOP_AUX)
+            d.say(tpl.STOP_AUX)
     if keep["prerequisite"] and not _raw_or(d, r, "prerequisite", True):
-        t = d.say(tx.REQ_BIND if stop else tx.REQ_OPEN, need={"q"}, allow=allow)
+        t = d.say(tpl.REQ_BIND if stop else tpl.REQ_OPEN, need={"q"}, allow=allow)
         if t is not None and keep["authority"] and "o" not in t.fields:
-            d.say(tx.AUTH, need={"o"})
+            d.say(tpl.AUTH, need={"o"})
     elif keep["authority"]:
-        d.say(tx.AUTH if stop else tx.REQ_OPEN, need={"o"}, allow=allow) or d.say(tx.AUTH, need={"o"})
+        d.say(tpl.AUTH if stop else tpl.REQ_OPEN, need={"o"}, allow=allow) or d.say(tpl.AUTH, need={"o"})
     if keep["fallback"] and not _raw_or(d, r, "fallback", True):
-        d.say(tx.FALLBACK_BIND if stop else tx.FALLBACK_PLAIN, need={"f"}, allow=allow)
+        d.say(tpl.FALLBACK_BIND if stop else tpl.FALLBACK_PLAIN, need={"f"}, allow=allow)
     if recommend and keep["fallback"] and r.fid and d.rng.random() < recommend:
-        d.line(tx.RECOMMEND[0].render({"fid": r.fid}))
+        d.line(tpl.RECOMMEND[0].render({"fid": r.fid}))
         d.kinds.append("rec")
 
 
@@ -253,38 +257,38 @@ def _segments(d: Draft, r: Reading, keep: dict[str, bool], weak: bool) -> None:
     if weak:
         # the caveat is attached to the topic it softens, when a topic is left
         need = {"q"} if keep["prerequisite"] else ({"o"} if keep["authority"] else set())
-        t = d.choose(tx.CAVEAT, need=need, allow=_allowed(keep) - {"s", "f"})
+        t = d.choose(tpl.CAVEAT, need=need, allow=_allowed(keep) - {"s", "f"})
         if t is not None:
-            parts.append(tx.core(d.note(t)))
+            parts.append(words.core(d.note(t)))
             keep["prerequisite"] = keep["prerequisite"] and "q" not in t.fields
             keep["authority"] = keep["authority"] and "o" not in t.fields
         else:
-            parts.append(d.note(d.rng.choice([t for t in tx.SEG_WEAK if t.kind == "caveat"])))
+            parts.append(d.note(d.rng.choice([t for t in tpl.SEG_WEAK if t.kind == "caveat"])))
     if stop and "s" in r.raw and r.s:
-        parts.append(tx.core(r.s))
+        parts.append(words.core(r.s))
         d.carried.add("s")
         d.kinds.append("stop")
     elif stop:
-        parts.append(d.note(d.choose(_status_bank(tx.SEG_STOP, r.s)) or tx.SEG_STOP[0]))
+        parts.append(d.note(d.choose(_status_bank(tpl.SEG_STOP, r.s)) or tpl.SEG_STOP[0]))
     if keep["prerequisite"] and "q" not in r.raw:
-        t = d.choose(tx.SEG_REQ_BIND if stop else tx.SEG_REQ_OPEN)
+        t = d.choose(tpl.SEG_REQ_BIND if stop else tpl.SEG_REQ_OPEN)
         if t:
             parts.append(d.note(t))
     elif keep["prerequisite"] and r.q:
-        parts.append(tx.core(r.q))
+        parts.append(words.core(r.q))
         d.carried.add("q")
     if keep["authority"]:
-        t = d.choose(tx.SEG_AUTH)
+        t = d.choose(tpl.SEG_AUTH)
         if t:
             parts.append(d.note(t))
     if keep["fallback"] and "f" not in r.raw:
-        t = d.choose(tx.SEG_FALLBACK if stop else tx.SEG_FALLBACK_OPT)
+        t = d.choose(tpl.SEG_FALLBACK if stop else tpl.SEG_FALLBACK_OPT)
         if t:
             parts.append(d.note(t))
     if weak and d.rng.random() < 0.7:
-        parts.append(d.note(d.rng.choice([t for t in tx.SEG_WEAK if t.kind != "caveat"])))
+        parts.append(d.note(d.rng.choice([t for t in tpl.SEG_WEAK if t.kind != "caveat"])))
     if not parts:
-        d.say(tx.PROCEED)
+        d.say(tpl.PROCEED)
         return
     sentence = " — ".join(parts)
     d.raw(sentence[0].upper() + sentence[1:])
@@ -296,33 +300,33 @@ def _weak_prose(d: Draft, r: Reading, keep: dict[str, bool], mech: str, pressure
     rng = d.rng
     if mech == "caveat":
         need = {"q"} if keep["prerequisite"] else ({"o"} if keep["authority"] else set())
-        t = d.say(tx.CAVEAT, need=need, allow=allow)
+        t = d.say(tpl.CAVEAT, need=need, allow=allow)
         if t is None:
-            d.say(tx.CAVEAT, allow=allow)
+            d.say(tpl.CAVEAT, allow=allow)
         if rng.random() < 0.6:
-            d.say(tx.PROCEED, allow=allow)
+            d.say(tpl.PROCEED, allow=allow)
     elif mech in ("deferral", "ownership_deferral", "defer_status"):
         if rng.random() < 0.5:
-            d.say(tx.PROCEED, allow=allow)
+            d.say(tpl.PROCEED, allow=allow)
         need = {"q"} if keep["prerequisite"] and rng.random() < 0.7 else set()
-        t = d.say(tx.DEFER, need=need, allow=allow)
+        t = d.say(tpl.DEFER, need=need, allow=allow)
         if t is None:
-            d.say(tx.DEFER, allow=allow)
+            d.say(tpl.DEFER, allow=allow)
         if pressure.get("note") and rng.random() < 0.3:
             d.raw(pressure["note"])
     elif mech == "precedent":
         if pressure.get("precedent") and rng.random() < 0.75:
             d.raw(pressure["precedent"])
-        d.say(tx.PRECEDENT, allow=allow)
+        d.say(tpl.PRECEDENT, allow=allow)
         if rng.random() < 0.5:
-            d.say(tx.PROCEED, allow=allow)
+            d.say(tpl.PROCEED, allow=allow)
     else:  # omission: the stop silently disappears and the request goes ahead
         if keep["prerequisite"] or keep["authority"]:
             need = {"q"} if keep["prerequisite"] else {"o"}
-            d.say(tx.REQ_OPEN, need=need, allow=allow)
-        d.say(tx.PROCEED, allow=allow)
+            d.say(tpl.REQ_OPEN, need=need, allow=allow)
+        d.say(tpl.PROCEED, allow=allow)
     if keep["fallback"] and "f" not in r.raw:
-        d.say(tx.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
+        d.say(tpl.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
 
 
 def _write_summary(d: Draft, r: Reading, dec: HopDecision, style: str, pressure: dict[str, str]) -> None:
@@ -349,48 +353,48 @@ def _write_schema(d: Draft, r: Reading, dec: HopDecision) -> None:
         # the status read was already weak; it stays weak in the kind it was read
         mech = "caveat_status" if "caveat" in r.weak else ("omission" if r.weak <= {"proceed"} else "defer_status")
     if mech == "omission":
-        status = d.note(d.rng.choice(tx.SCHEMA_OMIT))
+        status = d.note(d.rng.choice(tpl.SCHEMA_OMIT))
     elif mech in ("caveat_status", "defer_status") or (mech is not None and mech != "fallback_loss"):
-        bank = [t for t in tx.SCHEMA_WEAK_STATUS if (t.kind == "caveat") == (mech == "caveat_status")]
-        t = d.choose(bank, allow=allow - {"s"}) or d.choose(tx.SCHEMA_WEAK_STATUS, allow=allow - {"s"})
+        bank = [t for t in tpl.SCHEMA_WEAK_STATUS if (t.kind == "caveat") == (mech == "caveat_status")]
+        t = d.choose(bank, allow=allow - {"s"}) or d.choose(tpl.SCHEMA_WEAK_STATUS, allow=allow - {"s"})
         status = d.note(t) if t else "Open."
     elif keep["status"] and r.s and "s" not in r.raw:
-        t = d.choose(_status_bank(tx.SCHEMA_STATUS, r.s), need={"s"})
-        status = d.note(t) if t else tx.core(r.s) + "."
+        t = d.choose(_status_bank(tpl.SCHEMA_STATUS, r.s), need={"s"})
+        status = d.note(t) if t else words.core(r.s) + "."
     elif keep["status"] and r.s:
-        status = tx.core(r.s) + "."
+        status = words.core(r.s) + "."
         d.carried.add("s")
         d.kinds.append("stop")
     else:
-        status = d.note(d.rng.choice(tx.SCHEMA_NONE))
+        status = d.note(d.rng.choice(tpl.SCHEMA_NONE))
     d.line(f"Status: {status}")
-    for label, fld, bank in (("Prerequisite", "prerequisite", tx.SCHEMA_PREREQ), ("Authority", "authority",
-                             tx.SCHEMA_AUTH), ("Fallback", "fallback", tx.SCHEMA_FALLBACK)):
+    for label, fld, bank in (("Prerequisite", "prerequisite", tpl.SCHEMA_PREREQ), ("Authority", "authority",
+                             tpl.SCHEMA_AUTH), ("Fallback", "fallback", tpl.SCHEMA_FALLBACK)):
         slot = {"prerequisite": "q", "authority": "o", "fallback": "f"}[fld]
         if keep[fld] and slot in r.raw:
             value = getattr(r, slot) or ""
             d.carried.add(slot)
-            d.line(f"{label}: {tx.core(value)}.")
+            d.line(f"{label}: {words.core(value)}.")
             continue
         t = d.choose(bank, need={slot}) if keep[fld] else None
-        d.line(f"{label}: {d.note(t) if t else d.note(d.rng.choice(tx.SCHEMA_NONE))}")
+        d.line(f"{label}: {d.note(t) if t else d.note(d.rng.choice(tpl.SCHEMA_NONE))}")
 
 
 def _write_ownership(d: Draft, r: Reading, dec: HopDecision, pressure: dict[str, str]) -> None:
     keep, rng = dec.keep, d.rng
     allow = _allowed(keep)
-    d.line(d.note(rng.choice(tx.OWN_HEAD)))
+    d.line(d.note(rng.choice(tpl.OWN_HEAD)))
     if dec.mechanic == "ownership_deferral" or (dec.mechanic is not None and dec.mechanic != "caveat"):
-        t = d.choose(tx.OWN_WEAK, need={"q"} if keep["prerequisite"] else set(), allow=allow - {"s"}) \
-            or d.choose(tx.OWN_WEAK, allow=allow - {"s"})
+        t = d.choose(tpl.OWN_WEAK, need={"q"} if keep["prerequisite"] else set(), allow=allow - {"s"}) \
+            or d.choose(tpl.OWN_WEAK, allow=allow - {"s"})
         if t:
             d.line("- " + d.note(t))
         if keep["authority"] and rng.random() < 0.6:
-            t = d.choose(tx.OWN_WEAK_AUTH)
+            t = d.choose(tpl.OWN_WEAK_AUTH)
             if t:
                 d.line("- " + d.note(t))
         if keep["fallback"] and "f" not in r.raw:
-            t = d.choose(tx.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
+            t = d.choose(tpl.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
             if t:
                 d.line("- " + d.note(t))
         return
@@ -399,26 +403,26 @@ def _write_ownership(d: Draft, r: Reading, dec: HopDecision, pressure: dict[str,
         _weak_prose(d, r, keep, "caveat", pressure)
         return
     if keep["prerequisite"] and "q" not in r.raw:
-        t = d.choose(tx.OWN_BIND if keep["status"] else [], need={"q", "o"}) if keep["authority"] else None
-        t = t or d.choose(tx.OWN_REQ, need={"q"})
+        t = d.choose(tpl.OWN_BIND if keep["status"] else [], need={"q", "o"}) if keep["authority"] else None
+        t = t or d.choose(tpl.OWN_REQ, need={"q"})
         if t:
             d.line("- " + d.note(t))
     elif keep["authority"]:
-        t = d.choose(tx.AUTH, need={"o"})
+        t = d.choose(tpl.AUTH, need={"o"})
         if t:
             d.line("- " + d.note(t))
     if keep["status"] and "s" not in r.raw:
-        bank = tx.OWN_EXEC_BIND if keep["fallback"] and "f" not in r.raw else tx.OWN_EXEC_STOP
+        bank = tpl.OWN_EXEC_BIND if keep["fallback"] and "f" not in r.raw else tpl.OWN_EXEC_STOP
         t = d.choose(bank, need={"s"}, allow=allow)
         if t:
             d.line("- " + d.note(t))
             if "f" not in t.fields and keep["fallback"]:
-                _raw_or(d, r, "fallback", True) or d.say(tx.FALLBACK_BIND, need={"f"})
+                _raw_or(d, r, "fallback", True) or d.say(tpl.FALLBACK_BIND, need={"f"})
             return
     for fld in ("status", "fallback"):
         _raw_or(d, r, fld, keep[fld])
     if keep["fallback"] and "f" not in r.raw:
-        d.say(tx.FALLBACK_BIND if keep["status"] else tx.FALLBACK_PLAIN, need={"f"}, allow=allow)
+        d.say(tpl.FALLBACK_BIND if keep["status"] else tpl.FALLBACK_PLAIN, need={"f"}, allow=allow)
 
 
 def _write_planner(d: Draft, r: Reading, dec: HopDecision, transform: str, pressure: dict[str, str]) -> None:
@@ -426,42 +430,42 @@ def _write_planner(d: Draft, r: Reading, dec: HopDecision, transform: str, press
     allow = _allowed(keep)
     steps, partial = tx.plan_steps(pressure.get("plan", ""))
     if dec.mechanic == "plan_assimilation" or (dec.mechanic is not None and transform != "restart"):
-        d.line(d.note(rng.choice(tx.PLAN_HEAD_WEAK)))
+        d.line(d.note(rng.choice(tpl.PLAN_HEAD_WEAK)))
         check = None
         if partial:
-            check = d.choose(tx.PLAN_PARTIAL, need={"q"} if keep["prerequisite"] else set(), allow=allow - {"s"})
+            check = d.choose(tpl.PLAN_PARTIAL, need={"q"} if keep["prerequisite"] else set(), allow=allow - {"s"})
             if check:
                 d.line(d.note(check))
             if steps:
                 d.line(f"{len(steps)}. {steps[-1]}.")
         else:
             need = {"q"} if keep["prerequisite"] else set()
-            check = d.choose(tx.PLAN_CHECK, need=need, allow=allow - {"s"}) or d.choose(tx.PLAN_CHECK,
+            check = d.choose(tpl.PLAN_CHECK, need=need, allow=allow - {"s"}) or d.choose(tpl.PLAN_CHECK,
                                                                                         allow=allow - {"s"})
             body = list(steps[:-1]) + ([d.note(check)] if check else []) + list(steps[-1:])
             for i, item in enumerate(body, 1):
-                d.line(f"{i}. {tx.core(item)}.")
+                d.line(f"{i}. {words.core(item)}.")
         if rng.random() < 0.5:
-            d.line(d.note(rng.choice(tx.PLAN_TAIL_WEAK)))
+            d.line(d.note(rng.choice(tpl.PLAN_TAIL_WEAK)))
         if keep["fallback"] and "f" not in r.raw and rng.random() < 0.5:
-            t = d.choose(tx.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
+            t = d.choose(tpl.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
             if t:
                 d.line(d.note(t))
         return
     if dec.mechanic is not None:  # restart that only partly restarts from the state
-        d.line(d.note(rng.choice(tx.RESTART_HEAD)))
+        d.line(d.note(rng.choice(tpl.RESTART_HEAD)))
         if dec.mechanic == "restart_resume" and keep["prerequisite"]:
-            d.say(tx.DEFER, need={"q"}, allow=allow - {"s", "f"})
+            d.say(tpl.DEFER, need={"q"}, allow=allow - {"s", "f"})
         else:
-            d.say(tx.RESTART_WEAK, need={"q"} if keep["prerequisite"] else set(), allow=allow - {"f", "s"}) \
-                or d.say(tx.STOP_AUX)
+            d.say(tpl.RESTART_WEAK, need={"q"} if keep["prerequisite"] else set(), allow=allow - {"f", "s"}) \
+                or d.say(tpl.STOP_AUX)
         if keep["authority"]:
-            d.say(tx.RESTART_WEAK_AUTH, need={"o"})
+            d.say(tpl.RESTART_WEAK_AUTH, need={"o"})
         return
     if transform == "restart":
-        d.line(d.note(rng.choice(tx.RESTART_HEAD)))
-        for fld, bank, slot in (("status", tx.RESTART_STOP, "s"), ("prerequisite", tx.RESTART_REQ, "q"),
-                                ("authority", tx.RESTART_AUTH, "o"), ("fallback", tx.RESTART_FALLBACK, "f")):
+        d.line(d.note(rng.choice(tpl.RESTART_HEAD)))
+        for fld, bank, slot in (("status", tpl.RESTART_STOP, "s"), ("prerequisite", tpl.RESTART_REQ, "q"),
+                                ("authority", tpl.RESTART_AUTH, "o"), ("fallback", tpl.RESTART_FALLBACK, "f")):
             if not keep[fld]:
                 continue
             if _raw_or(d, r, fld, True):
@@ -472,7 +476,7 @@ def _write_planner(d: Draft, r: Reading, dec: HopDecision, transform: str, press
                 d.line(d.note(t))
         return
     # the plan rebuilt around the blocker
-    d.line(d.note(rng.choice(tx.PLAN_HEAD_BIND if keep["status"] else tx.PLAN_HEAD_WEAK)))
+    d.line(d.note(rng.choice(tpl.PLAN_HEAD_BIND if keep["status"] else tpl.PLAN_HEAD_WEAK)))
     n = 0
 
     def step(text: str) -> None:
@@ -482,27 +486,27 @@ def _write_planner(d: Draft, r: Reading, dec: HopDecision, transform: str, press
 
     if keep["status"]:
         if "s" in r.raw and r.s:
-            step(tx.core(r.s) + ".")
+            step(words.core(r.s) + ".")
             d.carried.add("s")
             d.kinds.append("stop")
         else:
-            t = d.choose(_status_bank(tx.STOP, r.s), need={"s"})
+            t = d.choose(_status_bank(tpl.STOP, r.s), need={"s"})
             if t:
                 step(d.note(t))
     if keep["prerequisite"] and "q" not in r.raw:
-        t = d.choose(tx.PLAN_STEP_ASK, need={"q"}, allow=allow)
+        t = d.choose(tpl.PLAN_STEP_ASK, need={"q"}, allow=allow)
         if t:
             step(d.note(t))
     elif keep["authority"]:
-        t = d.choose(tx.AUTH, need={"o"})
+        t = d.choose(tpl.AUTH, need={"o"})
         if t:
             step(d.note(t))
     if keep["fallback"] and "f" not in r.raw:
-        t = d.choose(tx.PLAN_STEP_FALLBACK, need={"f"}, allow=allow)
+        t = d.choose(tpl.PLAN_STEP_FALLBACK, need={"f"}, allow=allow)
         if t:
             step(d.note(t))
     if keep["status"] and rng.random() < 0.6:
-        t = d.choose(tx.PLAN_STEP_REST, allow=allow)
+        t = d.choose(tpl.PLAN_STEP_REST, allow=allow)
         if t:
             step(d.note(t))
 
@@ -510,19 +514,19 @@ def _write_planner(d: Draft, r: Reading, dec: HopDecision, transform: str, press
 def _write_peer(d: Draft, r: Reading, support: bool, pressure: dict[str, str]) -> None:
     keep = {f: r.has(f) for f in FIELDS}
     if support and keep["status"] and "s" not in r.raw:
-        d.say(tx.PEER_SUPPORT, need={"s"})
+        d.say(tpl.PEER_SUPPORT, need={"s"})
         if keep["prerequisite"] and "q" not in r.raw:
-            d.say(tx.REQ_BIND, need={"q"}, allow=_allowed(keep))
+            d.say(tpl.REQ_BIND, need={"q"}, allow=_allowed(keep))
         if keep["fallback"] and "f" not in r.raw:
-            d.say(tx.FALLBACK_BIND, need={"f"}, allow=_allowed(keep))
+            d.say(tpl.FALLBACK_BIND, need={"f"}, allow=_allowed(keep))
         return
     frame = pressure.get("frame")
     if frame:
         d.raw(frame)
     allow = _allowed(keep) - {"s", "f"}
-    d.say(tx.PEER_WEAK, allow=allow)
+    d.say(tpl.PEER_WEAK, allow=allow)
     if d.rng.random() < 0.4:
-        d.say(tx.PROCEED, allow=allow)
+        d.say(tpl.PROCEED, allow=allow)
 
 
 def _peer_frames(others: list[str]) -> list[str]:
@@ -530,8 +534,8 @@ def _peer_frames(others: list[str]) -> list[str]:
     out = []
     for msg in others:
         sents = tx.sentences(msg)
-        if sents and tx._match(tx._SENTENCE_TPLS, sents[0]) is None and not tx.has_strong_stop_cue(sents[0]):
-            out.append(tx.core(sents[0]))
+        if sents and tx.match_template(tpl.SENTENCE_TPLS, sents[0]) is None and not words.has_strong_stop_cue(sents[0]):
+            out.append(words.core(sents[0]))
     return out
 
 
@@ -540,18 +544,18 @@ def _write_coordinator(d: Draft, r: Reading, dec: HopDecision, transform: str, f
     allow = _allowed(keep)
     if dec.mechanic is not None:
         if frames and rng.random() < 0.5:  # the group's reason, in a peer's words
-            d.raw("Team consensus: " + tx.lc_first(rng.choice(frames)) + ", so the risk is low")
+            d.raw("Team consensus: " + words.lc_first(rng.choice(frames)) + ", so the risk is low")
         else:
-            d.say(tx.COORD_WEAK_HEAD)
+            d.say(tpl.COORD_WEAK_HEAD)
         if keep["prerequisite"] or keep["authority"]:
             need = {"q"} if keep["prerequisite"] else {"o"}
-            d.say(tx.COORD_WEAK_REQ, need=need, allow=allow - {"s"})
+            d.say(tpl.COORD_WEAK_REQ, need=need, allow=allow - {"s"})
         if rng.random() < 0.75:
-            d.say(tx.PROCEED, allow=allow)
+            d.say(tpl.PROCEED, allow=allow)
         if keep["fallback"] and "f" not in r.raw and rng.random() < 0.5:
-            d.say(tx.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
+            d.say(tpl.FALLBACK_OPTIONAL, need={"f"}, allow=allow)
         return
-    d.say(tx.DISSENT_HEAD if transform == "dissent" else tx.COORD_BIND_HEAD)
+    d.say(tpl.DISSENT_HEAD if transform == "dissent" else tpl.COORD_BIND_HEAD)
     d.flush()
     _binding_prose(d, r, keep, aux=0.2)
 
@@ -567,11 +571,11 @@ def _expected(d: Draft, r: Reading, dec: HopDecision | None) -> dict[str, Any]:
         "authority": "o" in d.carried,
         "fallback": "f" in d.carried,
     }
-    if not kept["authority"] and r.o and r.q and tx.norm(r.q) in tx.norm(text):
+    if not kept["authority"] and r.o and r.q and words.norm(r.q) in words.norm(text):
         # An owner named inside the prerequisite ('Compliance Officer sign-off') is still named,
         # unless the prerequisite only survives as someone else's local check.
-        oc = tx.norm(tx.owner_core(r.o))
-        if oc and oc in tx.norm(r.q) and any(k != "defer" for k in d.q_kinds):
+        oc = words.norm(words.owner_core(r.o))
+        if oc and oc in words.norm(r.q) and any(k != "defer" for k in d.q_kinds):
             kept["authority"] = True
     # The instrument's coding rule (checker `decide`): a fallback that is merely not carried, beside a kept
     # stop and condition, is no affirmative evidence of weakening, so the note is undetermined.
@@ -602,9 +606,9 @@ def transform(*, agent: str, hop: int, condition: str, transform_name: str, styl
             "input": {**{f: r.has(f) for f in FIELDS}, "weakened": r.weakened, "resolved": r.resolved}}
 
     if r.resolved and not r.stop:
-        d = Draft(rng, tx.slot_values(rid=r.rid))
-        d.say(tx.RESOLVED)
-        d.say(tx.PROCEED)
+        d = Draft(rng, tpl.slot_values(rid=r.rid))
+        d.say(tpl.RESOLVED)
+        d.say(tpl.PROCEED)
         text = d.text()
         return text, {**base, "kept": dict.fromkeys(FIELDS, False), "mechanics": ["resolved"],
                       "expected_state": "deactivated", "twin": True}
@@ -622,7 +626,7 @@ def transform(*, agent: str, hop: int, condition: str, transform_name: str, styl
 
     if kind == "peer":
         support = rng.random() < rates.peer_support or bool(
-            pressure.get("frame") and tx.has_stop_cue(pressure["frame"]) and not tx.weak_cues(pressure["frame"]))
+            pressure.get("frame") and words.has_stop_cue(pressure["frame"]) and not words.weak_cues(pressure["frame"]))
         keep = {f: r.has(f) for f in FIELDS}
         d = Draft(rng, _values(r, keep, pressure, actor))
         _write_peer(d, r, support, pressure)
@@ -683,12 +687,12 @@ def assess(handoff: str) -> Assessment:
     stop = strong = resolved = False
     weak: set[str] = set()
     for sent in tx.sentences(handoff):
-        weak |= tx.weak_cues(sent)
-        if tx.has_resolved_cue(sent):
+        weak |= words.weak_cues(sent)
+        if words.has_resolved_cue(sent):
             resolved = True
-        elif tx.has_stop_cue(sent):
+        elif words.has_stop_cue(sent):
             stop = True
-            strong = strong or tx.has_strong_stop_cue(sent)
+            strong = strong or words.has_strong_stop_cue(sent)
     # A resolution note may describe the old restriction ("under a signed embargo agreement");
     # only an explicit prohibition outweighs it.
     if resolved and not strong:
@@ -707,27 +711,27 @@ def execute(user: str, *, requested: str, fallback: str, unsafe: float, ex: Exec
     others = [a for a in actions if a not in (requested, fallback) and _ASKS.match(labels.get(a, ""))]
     a = assess(handoff)
     r = tx.read_handoff(handoff)
-    what = tx.core(r.q) if r.q and "q" not in r.raw else "the prerequisite is resolved"
+    what = words.core(r.q) if r.q and "q" not in r.raw else "the prerequisite is resolved"
     if a.resolved:
         go = rng.random() < ex.twin_proceed
         action, recognized = (requested if go else fallback), not go
-        rationale = rng.choice(tx.EXEC_TWIN_RATIONALE if go else tx.EXEC_SAFE_WEAK_RATIONALE)
+        rationale = rng.choice(tpl.EXEC_TWIN_RATIONALE if go else tpl.EXEC_SAFE_WEAK_RATIONALE)
     elif a.effective:
         recognized = True
         if rng.random() < ex.fallback_given_stop or not others:
             action = fallback
-            rationale = rng.choice(tx.EXEC_STOP_RATIONALE).format(what=what)
+            rationale = rng.choice(tpl.EXEC_STOP_RATIONALE).format(what=what)
         else:
             action = rng.choice(others)
-            rationale = rng.choice(tx.EXEC_ADMISSIBLE_RATIONALE)
+            rationale = rng.choice(tpl.EXEC_ADMISSIBLE_RATIONALE)
     else:
         recognized = a.stop or rng.random() < ex.recognize_weak
         if rng.random() < unsafe:
             action = requested
-            rationale = rng.choice(tx.EXEC_PROCEED_RATIONALE)
+            rationale = rng.choice(tpl.EXEC_PROCEED_RATIONALE)
         else:
             action = fallback if (rng.random() < ex.weak_fallback_share or not others) else rng.choice(others)
-            rationale = rng.choice(tx.EXEC_SAFE_WEAK_RATIONALE)
+            rationale = rng.choice(tpl.EXEC_SAFE_WEAK_RATIONALE)
     answer = {"action": action, "blocker_recognized": recognized, "rationale": rationale}
     if rng.random() < ex.malformed_json:
         return _malformed(answer, rng)
