@@ -1,12 +1,15 @@
 """The one delegation base of the model-client pipeline (agents/_pipeline.py).
 
 Every layer (recording, single-flight, cache, retry, limit, structured output) is a
-`DelegatingClient`: it forwards everything to `inner` and overrides only what it changes.
+`DelegatingClient`: it forwards everything to `inner` and overrides only what it changes, through
+two hooks that take the call's keyword arguments as one `CallArgs` (AutoGen's `create()` signature
+is written once, here).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from autogen_core import CancellationToken, ComponentModel
@@ -20,6 +23,22 @@ from autogen_core.models import (
 )
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
+
+
+@dataclass(frozen=True)
+class CallArgs:
+    """The keyword arguments of one `create()` / `create_stream()` call, passed down the layers as one value."""
+
+    tools: Sequence[Tool | ToolSchema] = ()
+    tool_choice: Any = "auto"
+    json_output: bool | type[BaseModel] | None = None
+    extra_create_args: Mapping[str, Any] = field(default_factory=dict)
+    cancellation_token: CancellationToken | None = None
+
+    def kwargs(self) -> dict[str, Any]:
+        """As keyword arguments for the next client's `create()` or `create_stream()`."""
+        return {"tools": self.tools, "tool_choice": self.tool_choice, "json_output": self.json_output,
+                "extra_create_args": self.extra_create_args, "cancellation_token": self.cancellation_token}
 
 
 class DelegatingClient(ChatCompletionClient):
@@ -42,12 +61,10 @@ class DelegatingClient(ChatCompletionClient):
         extra_create_args: Mapping[str, Any] = {},
         cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
-        return await self.inner.create(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        )
+        return await self._create(messages, CallArgs(tools, tool_choice, json_output, extra_create_args,
+                                                     cancellation_token))
 
-    async def create_stream(  # type: ignore[override]
+    def create_stream(
         self,
         messages: Sequence[LLMMessage],
         *,
@@ -57,10 +74,16 @@ class DelegatingClient(ChatCompletionClient):
         extra_create_args: Mapping[str, Any] = {},
         cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
-        async for chunk in self.inner.create_stream(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        ):
+        return self._create_stream(messages, CallArgs(tools, tool_choice, json_output, extra_create_args,
+                                                      cancellation_token))
+
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
+        """One call; a layer overrides this (and `_create_stream`) to change what it changes."""
+        return await self.inner.create(messages, **args.kwargs())
+
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
+        async for chunk in self.inner.create_stream(messages, **args.kwargs()):
             yield chunk
 
     async def close(self) -> None:

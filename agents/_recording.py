@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from autogen_core import CancellationToken
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
@@ -24,7 +23,7 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-from ._delegating import DelegatingClient
+from ._delegating import CallArgs, DelegatingClient
 from ._failure import ModelCallError, describe_failure
 from ._retry import RetryingClient
 
@@ -92,29 +91,15 @@ class RecordingClient(DelegatingClient):
         return ModelCallError(agent=self.agent, endpoint=self.endpoint, kind=kind, reason=reason,
                               attempts=len(seen) or None)
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         received = [message_text(m) for m in messages]
         t0 = time.perf_counter()
         limit = asyncio.timeout(self.timeout_s) if self.timeout_s else None
         try:
             async with limit if limit is not None else contextlib.nullcontext():
-                result = await self.inner.create(
-                    messages,
-                    tools=tools,
-                    tool_choice=tool_choice,
-                    json_output=json_output if json_output is not None else self.json_output,
-                    extra_create_args=extra_create_args,
-                    cancellation_token=cancellation_token,
-                )
+                if args.json_output is None and self.json_output is not None:
+                    args = replace(args, json_output=self.json_output)
+                result = await self.inner.create(messages, **args.kwargs())
         except Exception as exc:
             # Remember which agent's call failed and why, so the episode record can say so.
             failure = self._failure(exc, limit_hit=limit is not None and limit.expired())
@@ -133,21 +118,10 @@ class RecordingClient(DelegatingClient):
         )
         return result
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
         # One recorded call, delivered as a single chunk: the record needs the whole answer.
-        result = await self.create(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        )
+        result = await self._create(messages, args)
         if isinstance(result.content, str):
             yield result.content
         yield result

@@ -17,21 +17,17 @@ import email.utils
 import logging
 import math
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 
 import openai
-from autogen_core import CancellationToken
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
     LLMMessage,
 )
-from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from ._delegating import DelegatingClient
+from ._delegating import CallArgs, DelegatingClient
 
 logger = logging.getLogger("mustmaybe.agents.retry")
 
@@ -201,26 +197,14 @@ class RetryingClient(DelegatingClient):
         self.last_error = describe_error(exc)
         self.call_errors.append(exc)
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         self.calls += 1
         self.call_errors = []
         try:
             async for attempt in self._retrying():
                 with attempt:
                     self.attempts += 1
-                    return await self.inner.create(
-                        messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                        extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                    )
+                    return await self.inner.create(messages, **args.kwargs())
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -228,16 +212,8 @@ class RetryingClient(DelegatingClient):
             raise
         raise AssertionError("tenacity ended without a result or an error")  # pragma: no cover
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
         # Retry only until the first chunk: after that the consumer has seen output, and a
         # second attempt would show it a different answer spliced onto the first.
         self.calls += 1
@@ -248,10 +224,7 @@ class RetryingClient(DelegatingClient):
             async for attempt in self._retrying():
                 with attempt:
                     self.attempts += 1
-                    stream = self.inner.create_stream(
-                        messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                        extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                    )
+                    stream = self.inner.create_stream(messages, **args.kwargs())
                     try:
                         first = await stream.__anext__()
                     except StopAsyncIteration:

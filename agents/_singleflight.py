@@ -11,13 +11,10 @@ import asyncio
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
-from autogen_core import CancellationToken
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
-from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 
 from ._cache import cache_key
-from ._delegating import DelegatingClient
+from ._delegating import CallArgs, DelegatingClient
 
 
 class SingleFlightClient(DelegatingClient):
@@ -33,23 +30,14 @@ class SingleFlightClient(DelegatingClient):
         self._inflight = inflight
         self._key_fields = dict(key_fields)
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         def call() -> Awaitable[CreateResult]:
-            return self.inner.create(messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                                     extra_create_args=extra_create_args, cancellation_token=cancellation_token)
+            return self.inner.create(messages, **args.kwargs())
 
-        if tools:
+        if args.tools:
             return await call()
-        key = cache_key(self._key_fields, messages, json_output=json_output, extra_create_args=extra_create_args)
+        key = cache_key(self._key_fields, messages, json_output=args.json_output,
+                        extra_create_args=args.extra_create_args)
         leader = self._inflight.get(key)
         if leader is not None:
             shared = await asyncio.shield(leader)
