@@ -372,6 +372,15 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     if not episodes:
         raise SweepError(str(p), ["the sweep plans no episode (see the skipped combinations with --dry-run)"])
 
+    workers = sf.workers
+    narrowest = min((e for e in endpoints.values()), key=lambda e: e.concurrency, default=None)
+    if narrowest is not None and workers > narrowest.concurrency:
+        # Each worker process holds a share of every endpoint's concurrency, and a share is at least
+        # one slot: more workers than slots would exceed the configured limit.
+        warnings.append(f"workers = {workers} is more than the concurrency of {narrowest.base_url} "
+                        f"({narrowest.concurrency}); running {narrowest.concurrency} worker processes so the "
+                        f"limit holds")
+        workers = narrowest.concurrency
     http = sum(e.concurrency for e in endpoints.values())
     max_in_flight = sf.max_in_flight or min(1024, max(8, 2 * http))
     cache_path = None
@@ -379,5 +388,5 @@ def plan_sweep(path: str | Path) -> SweepPlan:
         cache_path = Path(sf.cache) if Path(sf.cache).is_absolute() else p.resolve().parent / sf.cache
     return SweepPlan(path=p, file=sf, text=text, episodes=episodes, params=params, endpoints=endpoints,
                      scenarios={s.id: s for s in scenarios}, calls_by_endpoint=calls_total,
-                     max_in_flight=max_in_flight, cache_path=cache_path, workers=sf.workers, roles=roles,
+                     max_in_flight=max_in_flight, cache_path=cache_path, workers=workers, roles=roles,
                      skipped=skipped, warnings=warnings)

@@ -4,9 +4,9 @@ One Python event loop runs on one core; AutoGen, the openai SDK and the checker 
 per episode, so a sweep on a fast endpoint (or on `sim`) is CPU-bound. With `workers > 1` the
 parent forks N workers after planning. Each runs its shard of the episodes with its own event
 loop, store connection and cache connection (SQLite WAL serialises their one-transaction writes),
-and with 1/N of every endpoint's concurrency and request rate and of `max_in_flight`. A share is
-never below one slot, so an endpoint whose concurrency is below N can see up to N requests in
-flight at once (the limits are per process, not shared between them). Episodes that share a model call (every
+and with 1/N of every endpoint's concurrency and request rate and of `max_in_flight`, so the
+sweep as a whole stays within the configured limits: the planner runs no more workers than the
+narrowest endpoint has concurrency slots, since a share is at least one slot. Episodes that share a model call (every
 condition of a task and seed sends the reviewer the same request) go to the same worker, so the
 in-process coalescing and the cache still pay for that call once.
 
