@@ -80,10 +80,6 @@ class PlannedEpisode:
         """Canonical model spec string per role."""
         return self.spec.model_names
 
-    @property
-    def models_label(self) -> str:
-        return models_label(self.models)
-
 
 @dataclass
 class SweepPlan:
@@ -160,12 +156,6 @@ class SweepPlan:
             "calls_by_endpoint": dict(self.calls_by_endpoint),
             "skipped": list(self.skipped),
         }
-
-
-def models_label(models: Mapping[str, str]) -> str:
-    """One spec when every role uses it, else `reviewer / transformer / executor`."""
-    vals = [models[r] for r in ROLE_NAMES]
-    return vals[0] if len(set(vals)) == 1 else " / ".join(vals)
 
 
 def transformer_calls(topology: TopologySpec) -> int:
