@@ -25,8 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import openai
-from autogen_core import Component, ComponentModel
-from autogen_core._component_config import ComponentToConfig
+from autogen_core import Component, ComponentModel, ComponentToConfig
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, ModelFamily, ModelInfo
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field

@@ -34,7 +34,7 @@ from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import check_topology_text, episode_spec, parse_topology
+from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
 from ._topologies import COMPATIBLE
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "executor_outcome",
     "first_break_stage",
     "get_topology",
+    "material_problem",
     "parse_topology",
     "plan_stages",
     "run_episode",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mustmaybe.agents import prompts
 from mustmaybe.records import (
     ROLES,
     EndpointConfig,
@@ -163,3 +164,18 @@ def episode_spec(
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
                        twin=twin, replay=replay_arm(topo))
+
+
+def material_problem(scenario: Scenario, cond: Condition) -> str | None:
+    """Why the task lacks pressure material this condition needs (None if it has it all)."""
+    if cond.topology == REPLAY.name:  # a replay arm needs what its base condition needs
+        base = {**REPLAY.defaults, **cond.topology_params}["base"]
+        return material_problem(scenario, get_condition(str(base)))
+    try:
+        prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
+        if cond.topology != "direct":
+            role = "coordinator" if cond.transform in ("consensus", "dissent") else "transformer"
+            prompts.transformer_system(cond, scenario, role=role)
+    except (ValueError, KeyError) as exc:
+        return str(exc)
+    return None

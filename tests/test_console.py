@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mustmaybe import _live, cli
+from mustmaybe import cli
+from mustmaybe.cli import _live
 from mustmaybe.scenarios import find_task, load_library
 from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
 

@@ -19,7 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.live import Live
 
-from mustmaybe._interrupt import StopState, ignored_by_parent, install, quit_now, say_stopping
+from mustmaybe.interrupt import StopState, ignored_by_parent, install, quit_now, say_stopping
 from mustmaybe.store import RunStore
 
 from ._display import render, run_with_display

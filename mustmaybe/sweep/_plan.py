@@ -18,7 +18,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mustmaybe._preflight import material_problem
 from mustmaybe.records import (
     EndpointConfig,
     EpisodeSpec,
@@ -39,7 +38,7 @@ from mustmaybe.scenarios import (
     task_hash,
     validate_paths,
 )
-from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, parse_topology
+from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
 
 from ._file import ROLE_NAMES, SweepError, SweepFile, read_sweep_file
 

@@ -92,7 +92,7 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
         runner = SweepRunner(mine, store, tally, cache=cache, session=session, replace=replace)
 
         async def main() -> None:
-            from mustmaybe._interrupt import install
+            from mustmaybe.interrupt import install
 
             task = asyncio.current_task()
             if task is not None:

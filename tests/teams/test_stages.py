@@ -17,10 +17,10 @@ from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.agents._pipeline as pipeline_mod
-from mustmaybe import _live
 from mustmaybe.analysis import build_frames, drift_curves
 from mustmaybe.analysis._figures import drift_lines
 from mustmaybe.checker import ArtifactScore, FieldProfile, Flags
+from mustmaybe.cli import _live
 from mustmaybe.scenarios import CONDITIONS, GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
 from mustmaybe.store import rescore_record
 from mustmaybe.teams import (

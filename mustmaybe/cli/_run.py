@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
+from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
-    from .records import EpisodeRecord, EpisodeSpec
+    from mustmaybe.records import EpisodeRecord, EpisodeSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -46,9 +46,10 @@ def _slug(text: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from mustmaybe.agents import EndpointConfig
+    from mustmaybe.scenarios import ScenarioError, find_task, get_condition
+
     from ._preflight import check_run_inputs, check_run_keys
-    from .agents import EndpointConfig
-    from .scenarios import ScenarioError, find_task, get_condition
 
     try:
         scenario = find_task(args.task)
@@ -66,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
     specs = checked.specs
     if any(s.backend == "local" for s in specs.values()):
-        from .agents import check_local_backend
+        from mustmaybe.agents import check_local_backend
 
         check_local_backend()  # a llama.cpp that crashes this CPU: one line and exit 2, before any panel
     params = role_params(args)
@@ -76,17 +77,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in specs.values() if s.backend == "openai"
     }
     check_run_keys(endpoints)
-    from .teams import episode_spec
+    from mustmaybe.teams import episode_spec
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
     episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
                              params=params, endpoints=endpoints, twin=args.twin) for cond in conditions]
-    from . import _interrupt
+    from mustmaybe import interrupt
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
     try:
-        _interrupt.run(_run_all(episodes, live=not args.json, records=records))
-    except _interrupt.Interrupted as stop:
+        interrupt.run(_run_all(episodes, live=not args.json, records=records))
+    except interrupt.Interrupted as stop:
         return _stopped(args, scenario, records, stop.exit_code)
     except ValueError as exc:  # missing pressure material, backend configuration
         raise UserError(str(exc)) from None
@@ -131,7 +132,7 @@ def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: 
 
 
 async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[EpisodeRecord]) -> None:
-    from .teams import build_team, run_episode
+    from mustmaybe.teams import build_team, run_episode
 
     for spec in episodes:
         records.append(await (_run_live(spec) if live else run_episode(build_team(spec), spec)))
@@ -141,10 +142,11 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     from rich.console import Console
     from rich.live import Live
 
+    from mustmaybe.checker import ArtifactScore, score_artifact
+    from mustmaybe.records import Hop, carried_stages
+    from mustmaybe.teams import build_team, run_episode
+
     from . import _live
-    from .checker import ArtifactScore, score_artifact
-    from .records import Hop, carried_stages
-    from .teams import build_team, run_episode
 
     console = Console(highlight=False)
     scenario = spec.scenario
@@ -181,7 +183,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
 
 
 def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> Path:
-    from .store import write_single_run
+    from mustmaybe.store import write_single_run
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     label = "-".join(r.condition for r in records)
