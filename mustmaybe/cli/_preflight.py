@@ -57,7 +57,7 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
 
 
 def check_run_keys(endpoints: Mapping[str, EndpointConfig]) -> None:
-    """Every endpoint a `run` calls has its key (by the rule of agents/_spec.py api_key_problem).
+    """Every endpoint a `run` calls has its key (by the rule of `mustmaybe.records.api_key_problem`).
 
     Raises:
         UserError: naming `--api-key-env` or OPENAI_API_KEY, never a value.

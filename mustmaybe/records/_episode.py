@@ -43,7 +43,7 @@ StageKind = Literal["statement", "handoff", "round", "summary", "plan", "repair"
 
 
 class Stage(BaseModel):
-    """One point of the drift curve: the artifact as the next reader receives it (teams/_stages.py).
+    """One point of the drift curve: the artifact as the next reader receives it (records/_stages.py).
 
     Every message is a hop and is scored; a stage is what a step passes on toward the executor. In a
     chain each handoff message is one; in a consensus group a round is one (the discussion thread the
