@@ -5,6 +5,7 @@ More keys may be added; none of the contract's keys may be removed or renamed wi
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -13,6 +14,17 @@ from mustmaybe.checker import ActionRule, ArtifactScore
 
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
+
+
+@functools.lru_cache(maxsize=256)
+def _endpoint_of(spec: str) -> str:
+    """Where a model spec's calls go (the base URL, or the backend name); an unreadable spec as it is."""
+    from ._models import ModelSpecError, parse_model_spec
+
+    try:
+        return parse_model_spec(spec).endpoint
+    except ModelSpecError:
+        return spec
 
 
 class TopologySpec(BaseModel):
@@ -158,30 +170,20 @@ class EpisodeRecord(BaseModel):
 
     model_config = ConfigDict(populate_by_name=True)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _derive_missing(cls, data: Any) -> Any:
+    @model_validator(mode="after")
+    def _derive_missing(self) -> EpisodeRecord:
         """A record written before `family`, `control` and `endpoints` existed gets them from its
-        condition id and model specs (the only place they are worked out again)."""
-        if not isinstance(data, dict) or ("family" in data and "endpoints" in data):
-            return data
-        from mustmaybe.scenarios import CONDITIONS
+        condition id and model specs (the only place they are worked out again). An after-validator,
+        so reading a record that has them costs nothing extra."""
+        if self.family is None:
+            from mustmaybe.scenarios import CONDITIONS
 
-        from ._models import ModelSpecError, parse_model_spec
-
-        data = dict(data)
-        cond = CONDITIONS.get(str(data.get("condition")))
-        if "family" not in data:
-            data["family"], data["control"] = (cond.family, cond.control) if cond is not None else (None, None)
-        if "endpoints" not in data and isinstance(data.get("models"), dict):
-            endpoints = {}
-            for role, spec in data["models"].items():
-                try:
-                    endpoints[role] = parse_model_spec(str(spec)).endpoint
-                except ModelSpecError:
-                    endpoints[role] = str(spec)
-            data["endpoints"] = endpoints
-        return data
+            cond = CONDITIONS.get(self.condition)
+            if cond is not None:
+                self.family, self.control = cond.family, cond.control
+        if not self.endpoints and self.models:
+            self.endpoints = {role: _endpoint_of(spec) for role, spec in self.models.items()}
+        return self
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
