@@ -1,16 +1,7 @@
-"""Role agents, prompt templates and model backends (sim, local, OpenAI-compatible)."""
+"""Role agents, prompt templates, model backends (sim, local, OpenAI-compatible) and the client pipeline
+(`build_client`: record → single-flight → cache → retry → limit → structured output → backend)."""
 
-from . import _prompts as prompts
-from ._backends import ClientContext, build_model_client
-from ._cache import CachingClient, ResponseCache, cache_key_fields
-from ._executor import ExecutorDecision, ParsedDecision, decision_model_for, parse_decision, recommended_action
-from ._failure import ModelCallError, NotACompletionError, describe_failure
-from ._limits import EndpointLimiter, limiters
-from ._local import LocalBackendUnavailable, check_local_backend, local_model_path
-from ._recording import CallRecord, RecordingClient, message_text
-from ._retry import RetryingClient
-from ._sim import SimChatCompletionClient, SimClientConfig
-from ._spec import (
+from mustmaybe.records import (
     Backend,
     EndpointConfig,
     ModelSpec,
@@ -19,15 +10,31 @@ from ._spec import (
     StructuredMode,
     api_key_problem,
     base_url_problem,
-    check_model_spec,
     parse_model_spec,
 )
+
+from . import _prompts as prompts
+from ._backends import ClientContext, build_model_client
+from ._cache import CachingClient, ResponseCache, cache_key_fields
+from ._delegating import DelegatingClient
+from ._executor import ExecutorDecision, ParsedDecision, decision_model_for, parse_decision, recommended_action
+from ._failure import ModelCallError, NotACompletionError, describe_failure
+from ._limits import EndpointLimiter, limiters
+from ._local_check import LocalBackendUnavailable, check_local_backend, local_model_path
+from ._pipeline import CallSharing, build_client
+from ._recording import CallRecord, RecordingClient, message_text
+from ._retry import RetryingClient
+from ._sim import SimChatCompletionClient, SimClientConfig
+from ._singleflight import SingleFlightClient
+from ._spec import check_model_spec
 
 __all__ = [
     "Backend",
     "CachingClient",
     "CallRecord",
+    "CallSharing",
     "ClientContext",
+    "DelegatingClient",
     "EndpointConfig",
     "EndpointLimiter",
     "ExecutorDecision",
@@ -43,9 +50,11 @@ __all__ = [
     "RoleParams",
     "SimChatCompletionClient",
     "SimClientConfig",
+    "SingleFlightClient",
     "StructuredMode",
     "api_key_problem",
     "base_url_problem",
+    "build_client",
     "build_model_client",
     "cache_key_fields",
     "check_local_backend",

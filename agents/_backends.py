@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from autogen_core.models import ChatCompletionClient
 
-from ._spec import EndpointConfig, ModelSpec, RoleParams
+from mustmaybe.records import EndpointConfig, ModelSpec, RoleParams
 
 
 @dataclass(frozen=True)

@@ -22,16 +22,15 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autogen_core import CancellationToken
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, RequestUsage
-from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-from ._retry import DelegatingClient
+from ._delegating import CallArgs, DelegatingClient
 
 if TYPE_CHECKING:
+    from mustmaybe.records import ModelSpec
+
     from ._backends import ClientContext
-    from ._spec import ModelSpec
 
 CACHE_KEY_VERSION = 1  # bump when the key's inputs change meaning, so old entries stop matching
 
@@ -186,42 +185,22 @@ class CachingClient(DelegatingClient):
             "thought": result.thought,
         })
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
-        key = None if tools else cache_key(self.key_fields, messages, json_output=json_output,
-                                           extra_create_args=extra_create_args)
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
+        key = None if args.tools else cache_key(self.key_fields, messages, json_output=args.json_output,
+                                                extra_create_args=args.extra_create_args)
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return self._result(hit)
-        result = await self.inner.create(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        )
+        result = await self.inner.create(messages, **args.kwargs())
         if key is not None:
             self._store(key, result)
         return result
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
-        key = None if tools else cache_key(self.key_fields, messages, json_output=json_output,
-                                           extra_create_args=extra_create_args)
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
+        key = None if args.tools else cache_key(self.key_fields, messages, json_output=args.json_output,
+                                                extra_create_args=args.extra_create_args)
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -230,10 +209,7 @@ class CachingClient(DelegatingClient):
                     yield result.content
                 yield result
                 return
-        async for chunk in self.inner.create_stream(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        ):
+        async for chunk in self.inner.create_stream(messages, **args.kwargs()):
             if isinstance(chunk, CreateResult) and key is not None:
                 self._store(key, chunk)
             yield chunk

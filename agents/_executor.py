@@ -1,4 +1,8 @@
-"""The executor's structured answer and the paper's rule for answers that do not parse."""
+"""The executor's structured answer: its schema, and reading an answer into a decision.
+
+Which action an answer that does not parse asked for is the checker's to say (`score_action`,
+the paper's rule in `mustmaybe.teams`); this module only reads the JSON and names the problem.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from mustmaybe.checker import ActionRule, score_action
 from mustmaybe.scenarios import Scenario
 
 
@@ -48,12 +51,16 @@ def _decision_model(ids: tuple[str, ...]) -> type[ExecutorDecision]:
 
 
 class ParsedDecision(BaseModel):
-    action: str
-    blocker_recognized: bool
-    rationale: str
-    parse_ok: bool
-    action_rule: ActionRule
-    problem: str | None = None
+    """The executor's answer as read: the decision when it parses, else what is wrong with it."""
+
+    decision: ExecutorDecision | None = Field(description="The answer, when it is a valid decision.")
+    problem: str | None = Field(default=None, description="Why the answer is not a valid decision.")
+    recognized: bool = Field(default=False, description="`blocker_recognized`, read even from a bad answer.")
+    rationale: str = Field(default="", description="The rationale, or the start of a free-text answer.")
+
+    @property
+    def parse_ok(self) -> bool:
+        return self.decision is not None
 
 
 _RECOMMENDED = re.compile(r"recommended action\s*[:\-]\s*`?([a-z0-9_]+)", re.IGNORECASE)
@@ -95,9 +102,8 @@ def recommended_action(scenario: Scenario, handoff: str) -> str | None:
     return None
 
 
-def parse_decision(scenario: Scenario, raw: str, handoff: str) -> ParsedDecision:
-    """Parse the executor's answer. On failure apply the paper's rule: the action the answer
-    requested in free text, else the artifact's recommended action, else the task's fallback."""
+def parse_decision(scenario: Scenario, raw: str) -> ParsedDecision:
+    """Read the executor's answer: a JSON decision naming one of the task's action ids, or the problem."""
     ids = {a.id for a in scenario.actions}
     obj = _first_json_object(raw)
     problem: str
@@ -110,20 +116,10 @@ def parse_decision(scenario: Scenario, raw: str, handoff: str) -> ParsedDecision
             )
         else:
             if d.action in ids:
-                return ParsedDecision(action=d.action, blocker_recognized=d.blocker_recognized,
-                                      rationale=d.rationale, parse_ok=True, action_rule="requested")
+                return ParsedDecision(decision=d, recognized=d.blocker_recognized, rationale=d.rationale)
             problem = f"unknown action id '{d.action}'"
     else:
         problem = "no JSON object in the answer" if raw.strip() else "empty answer"
     recognized = bool(obj.get("blocker_recognized")) if isinstance(obj, dict) else False
     rationale = str(obj.get("rationale", "")) if isinstance(obj, dict) else raw.strip()[:500]
-    named = score_action(scenario, raw).action if raw.strip() else None
-    if named is not None:
-        return ParsedDecision(action=named, blocker_recognized=recognized, rationale=rationale,
-                              parse_ok=False, action_rule="requested", problem=problem)
-    rec = recommended_action(scenario, handoff)
-    if rec is not None:
-        return ParsedDecision(action=rec, blocker_recognized=recognized, rationale=rationale,
-                              parse_ok=False, action_rule="recommended", problem=problem)
-    return ParsedDecision(action=scenario.blocker.fallback_action, blocker_recognized=recognized,
-                          rationale=rationale, parse_ok=False, action_rule="fallback", problem=problem)
+    return ParsedDecision(decision=None, problem=problem, recognized=recognized, rationale=rationale)

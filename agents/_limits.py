@@ -16,18 +16,16 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
 
 import openai
-from autogen_core import CancellationToken
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
-from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 
-from ._retry import DelegatingClient, retry_after_seconds
-from ._spec import EndpointConfig
+from mustmaybe.records import EndpointConfig
+
+from ._delegating import CallArgs, DelegatingClient
+from ._retry import retry_after_seconds
 
 logger = logging.getLogger("mustmaybe.agents.limits")
 
@@ -177,44 +175,21 @@ class LimitedClient(DelegatingClient):
             if wait:
                 limiter.defer(min(wait, self._retry_after_cap))
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         limiter = self.limiter
         async with limiter.slot():
             try:
-                return await self.inner.create(
-                    messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                    extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                )
+                return await self.inner.create(messages, **args.kwargs())
             except openai.RateLimitError as exc:
                 self._note(limiter, exc)
                 raise
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
         limiter = self.limiter
         async with limiter.slot():
             try:
-                async for chunk in self.inner.create_stream(
-                    messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                    extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                ):
+                async for chunk in self.inner.create_stream(messages, **args.kwargs()):
                     yield chunk
             except openai.RateLimitError as exc:
                 self._note(limiter, exc)

@@ -21,20 +21,21 @@ import os
 import warnings
 import weakref
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import openai
-from autogen_core import CancellationToken, Component, ComponentModel
-from autogen_core._component_config import ComponentToConfig
+from autogen_core import Component, ComponentModel, ComponentToConfig
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, ModelFamily, ModelInfo
-from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 from pydantic import BaseModel, ConfigDict, Field
 
+from mustmaybe.records import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode, api_key_problem
+
+from ._delegating import CallArgs, DelegatingClient
 from ._failure import check_completion_response
 from ._limits import LimitedClient
-from ._retry import DelegatingClient, RetryingClient, Sleep
-from ._spec import DEFAULT_OPENAI_BASE_URL, EndpointConfig, ModelSpec, StructuredMode, api_key_problem
+from ._retry import RetryingClient, Sleep
 
 if TYPE_CHECKING:
     from ._backends import ClientContext
@@ -133,37 +134,16 @@ class StructuredOutputClient(DelegatingClient):
         super().__init__(inner)
         self.mode: StructuredMode = mode
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
-        mapped, extra = map_structured_output(self.mode, json_output, extra_create_args)
-        return await self.inner.create(
-            messages, tools=tools, tool_choice=tool_choice, json_output=mapped,
-            extra_create_args=extra, cancellation_token=cancellation_token,
-        )
+    def _mapped(self, args: CallArgs) -> CallArgs:
+        json_output, extra = map_structured_output(self.mode, args.json_output, args.extra_create_args)
+        return replace(args, json_output=json_output, extra_create_args=extra)
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
-        mapped, extra = map_structured_output(self.mode, json_output, extra_create_args)
-        async for chunk in self.inner.create_stream(
-            messages, tools=tools, tool_choice=tool_choice, json_output=mapped,
-            extra_create_args=extra, cancellation_token=cancellation_token,
-        ):
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
+        return await self.inner.create(messages, **self._mapped(args).kwargs())
+
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
+        async for chunk in self.inner.create_stream(messages, **self._mapped(args).kwargs()):
             yield chunk
 
     def __repr__(self) -> str:

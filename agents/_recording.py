@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from autogen_core import CancellationToken
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
@@ -24,8 +23,9 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from ._delegating import CallArgs, DelegatingClient
 from ._failure import ModelCallError, describe_failure
-from ._retry import DelegatingClient, find_retrying
+from ._retry import RetryingClient
 
 
 def message_text(m: LLMMessage) -> str:
@@ -55,13 +55,15 @@ class RecordingClient(DelegatingClient):
 
     A call that finally fails raises `ModelCallError` (from the original exception), also kept as
     `last_error`: it names the agent and `endpoint` (base URL or backend) and says why in plain words.
-    Cancellation passes through untouched.
+    Cancellation passes through untouched. `retrying` is the retry layer inside the pipeline (if
+    any): what it retried explains a failure, and its counters are the episode's retries.
     """
 
     def __init__(self, inner: ChatCompletionClient, agent: str, json_output: type[BaseModel] | None = None,
-                 timeout_s: float | None = None, endpoint: str = "") -> None:
+                 timeout_s: float | None = None, endpoint: str = "", retrying: RetryingClient | None = None) -> None:
         super().__init__(inner)
         self.agent = agent
+        self.retrying = retrying  # the pipeline's retry layer, if it has one: its counters and call errors
         self.endpoint = endpoint
         self.json_output = json_output
         self.timeout_s = timeout_s  # the role's whole-call limit, retries included
@@ -71,8 +73,7 @@ class RecordingClient(DelegatingClient):
     def _failure(self, exc: BaseException, limit_hit: bool) -> ModelCallError:
         """Describe a failed call. The retry layer's errors for this call decide what is reported,
         so a limit that runs out while a 500 or 429 is retried reports that 500 or 429."""
-        retrying = find_retrying(self.inner)
-        seen = list(retrying.call_errors) if retrying is not None else []
+        seen = list(self.retrying.call_errors) if self.retrying is not None else []
         described = [describe_failure(e) for e in seen]
         informative = [d for d in described if d[0] != "timeout"]
         if limit_hit:
@@ -90,29 +91,15 @@ class RecordingClient(DelegatingClient):
         return ModelCallError(agent=self.agent, endpoint=self.endpoint, kind=kind, reason=reason,
                               attempts=len(seen) or None)
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         received = [message_text(m) for m in messages]
         t0 = time.perf_counter()
         limit = asyncio.timeout(self.timeout_s) if self.timeout_s else None
         try:
             async with limit if limit is not None else contextlib.nullcontext():
-                result = await self.inner.create(
-                    messages,
-                    tools=tools,
-                    tool_choice=tool_choice,
-                    json_output=json_output if json_output is not None else self.json_output,
-                    extra_create_args=extra_create_args,
-                    cancellation_token=cancellation_token,
-                )
+                if args.json_output is None and self.json_output is not None:
+                    args = replace(args, json_output=self.json_output)
+                result = await self.inner.create(messages, **args.kwargs())
         except Exception as exc:
             # Remember which agent's call failed and why, so the episode record can say so.
             failure = self._failure(exc, limit_hit=limit is not None and limit.expired())
@@ -131,21 +118,10 @@ class RecordingClient(DelegatingClient):
         )
         return result
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
         # One recorded call, delivered as a single chunk: the record needs the whole answer.
-        result = await self.create(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        )
+        result = await self._create(messages, args)
         if isinstance(result.content, str):
             yield result.content
         yield result

@@ -17,97 +17,21 @@ import email.utils
 import logging
 import math
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 
 import openai
-from autogen_core import CancellationToken, ComponentModel
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]
-    ModelInfo,
-    RequestUsage,
 )
-from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from ._delegating import CallArgs, DelegatingClient
 
 logger = logging.getLogger("mustmaybe.agents.retry")
 
 Sleep = Callable[[float], Awaitable[None]]
-
-
-class DelegatingClient(ChatCompletionClient):
-    """A ChatCompletionClient that forwards everything to `inner`; wrappers override what they change.
-
-    `dump_component()` returns the inner client's dump: retries, limits and caches are how a run
-    was executed, not part of the team it ran, so a reloaded config rebuilds the bare client.
-    """
-
-    def __init__(self, inner: ChatCompletionClient) -> None:
-        self.inner = inner
-
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
-        return await self.inner.create(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        )
-
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
-        async for chunk in self.inner.create_stream(
-            messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-            extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-        ):
-            yield chunk
-
-    async def close(self) -> None:
-        await self.inner.close()
-
-    def actual_usage(self) -> RequestUsage:
-        return self.inner.actual_usage()
-
-    def total_usage(self) -> RequestUsage:
-        return self.inner.total_usage()
-
-    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        return self.inner.count_tokens(messages, tools=tools)
-
-    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        return self.inner.remaining_tokens(messages, tools=tools)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        return self.inner.model_info  # type: ignore[return-value]
-
-    @property
-    def model_info(self) -> ModelInfo:
-        return self.inner.model_info
-
-    def dump_component(self) -> ComponentModel:
-        return self.inner.dump_component()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.inner!r})"
 
 
 # --- Retry-After -----------------------------------------------------------------------------
@@ -273,26 +197,14 @@ class RetryingClient(DelegatingClient):
         self.last_error = describe_error(exc)
         self.call_errors.append(exc)
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         self.calls += 1
         self.call_errors = []
         try:
             async for attempt in self._retrying():
                 with attempt:
                     self.attempts += 1
-                    return await self.inner.create(
-                        messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                        extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                    )
+                    return await self.inner.create(messages, **args.kwargs())
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -300,16 +212,8 @@ class RetryingClient(DelegatingClient):
             raise
         raise AssertionError("tenacity ended without a result or an error")  # pragma: no cover
 
-    async def create_stream(  # type: ignore[override]
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> AsyncGenerator[str | CreateResult, None]:
+    async def _create_stream(self, messages: Sequence[LLMMessage], args: CallArgs,
+                             ) -> AsyncGenerator[str | CreateResult, None]:
         # Retry only until the first chunk: after that the consumer has seen output, and a
         # second attempt would show it a different answer spliced onto the first.
         self.calls += 1
@@ -320,10 +224,7 @@ class RetryingClient(DelegatingClient):
             async for attempt in self._retrying():
                 with attempt:
                     self.attempts += 1
-                    stream = self.inner.create_stream(
-                        messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                        extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                    )
+                    stream = self.inner.create_stream(messages, **args.kwargs())
                     try:
                         first = await stream.__anext__()
                     except StopAsyncIteration:
@@ -341,18 +242,3 @@ class RetryingClient(DelegatingClient):
 
     def __repr__(self) -> str:
         return f"RetryingClient({self.inner!r}, max_attempts={self.max_attempts})"
-
-
-def find_retrying(client: ChatCompletionClient) -> RetryingClient | None:
-    """The RetryingClient inside a wrapper chain (`.inner`, or an endpoint client's `.retrying`), if any."""
-    c: Any = client
-    for _ in range(12):
-        if c is None:
-            return None
-        if isinstance(c, RetryingClient):
-            return c
-        r = getattr(c, "retrying", None)
-        if isinstance(r, RetryingClient):
-            return r
-        c = getattr(c, "inner", None)
-    return None

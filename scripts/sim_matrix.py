@@ -8,8 +8,8 @@ inputs chosen to reproduce the paper's pattern; the numbers printed here are not
     python scripts/sim_matrix.py --seeds 10 --tolerance 10 --check
     python scripts/sim_matrix.py --profile lossy --conditions P0,P4,S3
 
-Episodes run through the episode runner (`mustmaybe.teams.run_episode`) when it is importable,
-otherwise through a direct pipeline that sends each role the messages its topology would.
+Episodes run through the episode runner (`mustmaybe.teams`: `episode_spec`, `build_team`,
+`run_episode`); `--truth` reads P/D from the sim's own ground truth instead of the checker.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mustmaybe.checker import score_action, score_artifact
 from mustmaybe.scenarios import GRADIENT, MAIN_MATRIX, Scenario, get_condition, load_library
 
 # Paper 000, Table 2 (main matrix) and Table 13 (compression gradient): (P, D, Unsafe) in percent.
@@ -46,96 +45,35 @@ class Outcome:
     truth_state: str | None
 
 
-Runner = Callable[[Scenario, str, int, str], Awaitable[Outcome]]
 USE_CHECKER = True  # False (--truth): P/D from the sim's own ground truth, without the checker
 
 
-def _runner_episode() -> Runner | None:
-    try:
-        from mustmaybe.teams import run_episode
-    except ImportError:
-        return None
+async def run_episode_on_sim(scenario: Scenario, condition: str, seed: int, profile: str) -> Outcome:
+    from mustmaybe.teams import build_team, episode_spec, run_episode
 
-    async def run(scenario: Scenario, condition: str, seed: int, profile: str) -> Outcome:
-        spec = f"sim:{profile}"
-        rec = await run_episode(scenario, condition, models={"reviewer": spec, "transformer": spec, "executor": spec},
-                                seed=seed)
-        truth = rec.sim_truth or []
-        last = [t for t in truth if t.get("role_kind") != "peer"]
-        return Outcome(rec.artifact.score.state, rec.executor.forbidden, last[-1]["expected_state"] if last else None)
-
-    return run
-
-
-async def _direct_episode(scenario: Scenario, condition: str, seed: int, profile: str) -> Outcome:
-    """The roles' messages built here, as the topologies send them (used when no runner exists)."""
-    from autogen_core.models import SystemMessage, UserMessage
-
-    from mustmaybe.agents import ExecutorDecision, parse_decision, prompts
-    from mustmaybe.agents._sim import SimChatCompletionClient, SimClientConfig
-
-    cond = get_condition(condition)
-
-    def client(role: Any, agent: str, hop: int = 0) -> SimChatCompletionClient:
-        return SimChatCompletionClient(SimClientConfig(
-            profile=profile, role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style,
-            seed=seed, hop=hop, requested_action=scenario.requested_action.id,
-            fallback_action=scenario.blocker.fallback_action))
-
-    async def call(c: SimChatCompletionClient, system: str, users: Sequence[tuple[str, str]]) -> str:
-        res = await c.create([SystemMessage(content=system), *(UserMessage(content=u, source=s) for s, u in users)],
-                             json_output=ExecutorDecision if c.config.role == "executor" else None)
-        assert isinstance(res.content, str)
-        return res.content
-
-    review = await call(client("reviewer", "reviewer"), prompts.render("reviewer"),
-                        [("user", prompts.reviewer_task(scenario))])
-    artifact, truth = review, None
-    params = cond.topology_params
-    if cond.topology == "planner":
-        plan = ("plan_board", "Current plan:\n" + prompts.plan_text(scenario, bool(params.get("partial_work"))))
-        msgs = [("reviewer", review), plan] if params.get("order") == "blocker_first" else [plan, ("reviewer", review)]
-        c = client("transformer", "planner", 1)
-        artifact = await call(c, prompts.transformer_system(cond, scenario, role="transformer"), msgs)
-        truth = c.truth[-1]
-    elif cond.topology == "consensus":
-        frames = list(scenario.pressure.low_risk_frames)
-        peers, rounds = int(params.get("peers", 3)), int(params.get("rounds", 1))
-        msgs = [("reviewer", review)]
-        for _ in range(rounds):
-            for i in range(1, peers + 1):
-                system = prompts.transformer_system(cond, scenario, role="peer", name=f"peer_{i}",
-                                                    frame=frames[(i - 1) % len(frames)])
-                msgs.append((f"peer_{i}", await call(client("transformer", f"peer_{i}", i), system, msgs)))
-        c = client("transformer", "coordinator", peers + 1)
-        artifact = await call(c, prompts.transformer_system(cond, scenario, role="coordinator"), msgs)
-        truth = c.truth[-1]
-    elif cond.topology in ("single", "chain"):
-        hops = int(params.get("hops", 1)) if cond.topology == "chain" else 1
-        for h in range(1, hops + 1):
-            c = client("transformer", f"summarizer_{h}" if hops > 1 else "summarizer", h)
-            artifact = await call(c, prompts.transformer_system(cond, scenario, role="transformer"),
-                                  [("prev", artifact)])
-            truth = c.truth[-1]
-    raw = await call(client("executor", "executor"), prompts.render("executor"),
-                     [("user", prompts.executor_task(scenario, cond, artifact))])
-    decision = parse_decision(scenario, raw, artifact)
-    expected = truth["expected_state"] if truth else "preserved"  # direct: the reviewer's faithful state
-    state = score_artifact(scenario, artifact).state if USE_CHECKER else expected
-    return Outcome(state, score_action(scenario, decision.action).forbidden, expected)
+    model = f"sim:{profile}"
+    spec = episode_spec(scenario, condition, models={"reviewer": model, "transformer": model, "executor": model},
+                        seed=seed)
+    rec = await run_episode(build_team(spec), spec)
+    truth = rec.sim_truth or []
+    last = [t for t in truth if t.get("role_kind") != "peer"]
+    # A direct handoff has no transformer: its truth is the reviewer's faithful state.
+    expected = last[-1]["expected_state"] if last else "preserved"
+    state = rec.artifact.score.state if USE_CHECKER else expected
+    return Outcome(state, bool(rec.executor.forbidden), expected if last else None)
 
 
 def pct(xs: Sequence[bool]) -> float:
     return 100.0 * sum(xs) / len(xs) if xs else float("nan")
 
 
-async def run_matrix(conditions: Sequence[str], tasks: Sequence[Scenario], seeds: Sequence[int], profile: str,
-                     runner: Runner) -> dict[str, list[Outcome]]:
+async def run_matrix(conditions: Sequence[str], tasks: Sequence[Scenario], seeds: Sequence[int],
+                     profile: str) -> dict[str, list[Outcome]]:
     out: dict[str, list[Outcome]] = defaultdict(list)
     for cond in conditions:
         for sc in tasks:
             for seed in seeds:
-                out[cond].append(await runner(sc, cond, seed, profile))
+                out[cond].append(await run_episode_on_sim(sc, cond, seed, profile))
     return out
 
 
@@ -176,14 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: the whole library)")
     ap.add_argument("--tolerance", type=float, default=10.0, help="points allowed from the paper (default: 10)")
     ap.add_argument("--check", action="store_true", help="exit 1 if a cell is off by more than the tolerance")
-    ap.add_argument("--direct", action="store_true", help="use the direct pipeline even if the runner exists")
-    ap.add_argument("--truth", action="store_true",
-                    help="P/D from the sim's ground truth instead of the checker (implies --direct)")
+    ap.add_argument("--truth", action="store_true", help="P/D from the sim's ground truth instead of the checker")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = ap.parse_args(argv)
     global USE_CHECKER
     USE_CHECKER = not args.truth
-    args.direct = args.direct or args.truth
 
     tasks = load_library()
     if args.tasks:
@@ -192,16 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     for c in conditions:
         get_condition(c)
-    runner = None if args.direct else _runner_episode()
-    via = "run_episode" if runner is not None else "direct pipeline"
+    via = "the sim's ground truth" if args.truth else "the checker"
     t0 = time.perf_counter()
-    results = asyncio.run(run_matrix(conditions, tasks, range(1, args.seeds + 1), args.profile,
-                                     runner or _direct_episode))
+    results = asyncio.run(run_matrix(conditions, tasks, range(1, args.seeds + 1), args.profile))
     lines, rows = table(results, args.tolerance)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(f"sim:{args.profile} via {via}: {len(tasks)} tasks x {args.seeds} seeds, "
+        print(f"sim:{args.profile}, scored by {via}: {len(tasks)} tasks x {args.seeds} seeds, "
               f"{sum(len(v) for v in results.values())} episodes in {time.perf_counter() - t0:.1f}s")
         print("Simulated: the sim's rates are inputs calibrated to the paper's pattern; these are not findings.")
         print("\n".join(lines))

@@ -1,15 +1,15 @@
-"""Team topologies, the sidecar checker and the episode runner."""
+"""Team topologies, the sidecar checker and the episode runner.
 
-from . import _replay as _replay  # registers the replay topology
-from . import _topologies as _topologies  # registers the built-in topologies
-from ._context import SourceFilterContext
-from ._episode import ClientWrapper, classify_error, run_episode, run_episode_sync
-from ._plan_board import PlanBoard
-from ._record import (
+`episode_spec` resolves an episode's inputs once; `build_team(spec)` builds its clients, agents and
+team; `run_episode(team, spec)` runs, scores, audits and returns the record.
+"""
+
+from mustmaybe.records import (
     ROLES,
     ArtifactRecord,
     EpisodeError,
     EpisodeRecord,
+    EpisodeSpec,
     ExecutorOutcome,
     Hop,
     Isolation,
@@ -17,22 +17,34 @@ from ._record import (
     RoleUsage,
     Stage,
     StageKind,
+    StagePlan,
     TopologySpec,
+    carried_stages,
+    first_break_stage,
+    plan_stages,
+    stages_of,
+    thread_text,
 )
+
+from . import _topologies as _topologies  # registers the built-in topologies
+from ._build import EpisodeTeam, build_team
+from ._context import SourceFilterContext
+from ._episode import classify_error, run_episode
+from ._outcome import executor_outcome
+from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import EpisodeSpec, check_topology_text, episode_spec, parse_topology
-from ._stages import StagePlan, carried_stages, first_break_stage, plan_stages, stages_of, thread_text
+from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
 from ._topologies import COMPATIBLE
 
 __all__ = [
     "COMPATIBLE",
     "ROLES",
     "ArtifactRecord",
-    "ClientWrapper",
     "EpisodeError",
     "EpisodeRecord",
     "EpisodeSpec",
+    "EpisodeTeam",
     "ExecutorOutcome",
     "Hop",
     "Isolation",
@@ -47,16 +59,18 @@ __all__ = [
     "TeamPlan",
     "TopologyInfo",
     "TopologySpec",
+    "build_team",
     "carried_stages",
     "check_topology_text",
     "classify_error",
     "episode_spec",
+    "executor_outcome",
     "first_break_stage",
     "get_topology",
+    "material_problem",
     "parse_topology",
     "plan_stages",
     "run_episode",
-    "run_episode_sync",
     "stages_of",
     "thread_text",
     "topology",

@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import re
 
+from mustmaybe.records import Isolation
 from mustmaybe.scenarios import Scenario
-
-from ._record import Isolation
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _MIN_WORDS = 4  # shorter fragments ("Policy VR-4:") are too generic to call a leak

@@ -13,9 +13,8 @@ from typing import Any
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import ChatAgent, Team
 
+from mustmaybe.records import Role
 from mustmaybe.scenarios import Condition, Scenario
-
-from ._record import Role
 
 
 @dataclass
@@ -43,7 +42,7 @@ class TopologyContext:
 @dataclass(frozen=True)
 class TopologyInfo:
     name: str
-    builder: Callable[[TopologyContext, dict[str, Any]], TeamPlan]
+    builder: Callable[[TopologyContext, dict[str, Any]], TeamPlan] | None  # None: not a team (the replay kind)
     params: dict[str, type]
     defaults: dict[str, Any]
     description: str

@@ -1,4 +1,4 @@
-"""Fixed-artifact interventions: field repair (R-*) and endpoint verification (V-*).
+"""Fixed-artifact interventions: field repair (R-*) and endpoint verification (V-*), the replay kind.
 
 A replay episode first produces a degraded artifact with its `base` condition's own team (the
 paper uses its compression panel; the default base is S3), exactly as that condition would, so
@@ -15,7 +15,7 @@ from typing import Any
 from mustmaybe.checker import score_artifact
 from mustmaybe.scenarios import Scenario, get_condition
 
-from ._registry import TeamPlan, TopologyContext, topology
+from ._registry import TopologyInfo
 
 FIELDS = ("status", "prerequisite", "authority", "fallback")
 
@@ -99,11 +99,11 @@ def _check_replay(params: dict[str, Any]) -> None:
         raise ValueError(f"replay: base '{base}' is itself a replay arm; name the condition that makes the artifact")
 
 
-@topology("replay", params={"base": str, "restore": str, "verify": str},
-          defaults={"base": "S3", "restore": "none", "verify": "plain"}, check=_check_replay,
-          description="Replay a base condition's degraded artifact; repair fields (R-*) or add an executor "
-                      "control (V-*).")
-def build_replay(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
-    # The episode runner builds the base condition's own team instead (see run_episode); this
-    # entry exists so the registry, parse_topology and sweeps know the topology and its parameters.
-    raise RuntimeError("replay episodes are built by run_episode from their base condition")
+# Replay is an episode kind of its own, not a team: `episode_spec` resolves its base condition's team
+# into the spec (`EpisodeSpec.replay`), `build_team` builds that team and `run_episode` applies the
+# arm. Its entry here gives `parse_topology` its parameters, defaults and checks.
+REPLAY = TopologyInfo(
+    name="replay", builder=None, params={"base": str, "restore": str, "verify": str},
+    defaults={"base": "S3", "restore": "none", "verify": "plain"}, check=_check_replay, transforms=None,
+    description="Replay a base condition's degraded artifact; repair fields (R-*) or add an executor control (V-*).",
+)

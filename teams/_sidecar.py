@@ -12,13 +12,12 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from autogen_agentchat.teams._group_chat._events import GroupChatAgentResponse
+from autogen_agentchat.base import Response
 from autogen_core import DefaultInterventionHandler
 
 from mustmaybe.checker import ArtifactScore, FieldProfile, Flags, score_artifact
+from mustmaybe.records import Hop, Role
 from mustmaybe.scenarios import Scenario
-
-from ._record import Hop, Role
 
 warnings.filterwarnings("ignore", message="Intervention handler on_response returned None")
 log = logging.getLogger(__name__)
@@ -63,10 +62,11 @@ class Sidecar(DefaultInterventionHandler):
     async def on_publish(self, message: Any, *, message_context: Any) -> Any:
         try:
             topic = message_context.topic_id
-            if topic is not None and topic.type.startswith("group_topic_") and isinstance(
-                message, GroupChatAgentResponse
-            ):
-                self._record(message)
+            # An agent's response to its peers (AutoGen's GroupChatAgentResponse, a private class) is
+            # the group-topic message that carries a public `Response`.
+            response = getattr(message, "response", None)
+            if topic is not None and topic.type.startswith("group_topic_") and isinstance(response, Response):
+                self._record(response)
         except Exception as exc:  # never let scoring break or hang the team
             log.exception("sidecar failed to score a message")
             self.errors.append(f"{type(exc).__name__}: {exc}")
@@ -76,8 +76,8 @@ class Sidecar(DefaultInterventionHandler):
         # The default returns None for RPC replies, which the runtime warns about on every turn.
         return message
 
-    def _record(self, message: GroupChatAgentResponse) -> None:
-        chat = message.response.chat_message
+    def _record(self, response: Response) -> None:
+        chat = response.chat_message
         source = chat.source
         role = self.roles.get(source)
         if role is None:  # pressure material (the plan board), not a carrier of the blocker

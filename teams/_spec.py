@@ -1,41 +1,27 @@
-"""Episode inputs and their key: a digest of exactly what determines the episode."""
+"""Resolving an episode's inputs once: topology text, model specs and parameters into an `EpisodeSpec`."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from mustmaybe.agents import prompts
+from mustmaybe.records import (
+    ROLES,
+    EndpointConfig,
+    EpisodeSpec,
+    ModelSpec,
+    ReplayArm,
+    Role,
+    RoleParams,
+    TopologySpec,
+    parse_model_spec,
+)
+from mustmaybe.scenarios import Condition, Scenario, get_condition
 
-from mustmaybe.agents import EndpointConfig, ModelSpec, RoleParams, StructuredMode, parse_model_spec
-from mustmaybe.scenarios import Condition, Scenario, get_condition, task_hash
-
-from ._record import ROLES, TopologySpec
-from ._registry import TopologyInfo, get_topology
+from ._registry import TopologyInfo, get_topology, topology_names
+from ._replay import REPLAY
 from ._topologies import COMPATIBLE
-
-
-class EpisodeSpec(BaseModel):
-    """task × condition × topology × role-models × seed (plus the parameters that change outputs)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    task: str
-    task_hash: str
-    condition: str
-    topology: TopologySpec
-    seed: int
-    models: dict[str, str] = Field(description="Canonical model spec per role.")
-    params: dict[str, RoleParams] = Field(default_factory=dict)
-    structured: dict[str, StructuredMode] = Field(default_factory=dict, description="Per-role structured mode.")
-    twin: bool = False
-
-    def key(self) -> str:
-        """sha256 of the canonical JSON of the inputs: same inputs, same key, in any process."""
-        body = self.model_dump(mode="json")
-        return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _coerce(name: str, key: str, value: str, kind: type) -> Any:
@@ -62,10 +48,21 @@ def _check_params(info: TopologyInfo, params: dict[str, Any]) -> None:
         info.check(params)
 
 
+def _info(name: str) -> TopologyInfo:
+    """A team topology from the registry, or the replay kind (which runs its base condition's team)."""
+    if name == REPLAY.name:
+        return REPLAY
+    try:
+        return get_topology(name)
+    except LookupError:
+        known = ", ".join(sorted([*topology_names(), REPLAY.name]))
+        raise LookupError(f"unknown topology '{name}'; known: {known}") from None
+
+
 def _explicit_params(text: str) -> tuple[TopologyInfo, dict[str, Any]]:
-    """`NAME[:key=value,...]` → the registered topology and the parameters the text sets, coerced."""
+    """`NAME[:key=value,...]` → the topology and the parameters the text sets, coerced."""
     name, _, rest = text.partition(":")
-    info = get_topology(name.strip())
+    info = _info(name.strip())
     params: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = (x.strip() for x in item.partition("="))
@@ -97,7 +94,7 @@ def check_topology_text(text: str) -> None:
 def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
     """`None`/'default' → the condition's own topology; else `NAME[:key=value,...]`, checked."""
     if text is None or text == "default":
-        info = get_topology(condition.topology)
+        info = _info(condition.topology)
         params = {**info.defaults, **condition.topology_params}
         _check_params(info, params)
         return TopologySpec(name=info.name, params=params)
@@ -116,20 +113,40 @@ def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
     return TopologySpec(name=info.name, params=params)
 
 
+def replay_arm(topology: TopologySpec) -> ReplayArm | None:
+    """The fixed-artifact arm a `replay` topology names (None for a team topology)."""
+    if topology.name != REPLAY.name:
+        return None
+    p = topology.params
+    base = get_condition(str(p.get("base", "S3")))
+    return ReplayArm(base=base, base_topology=parse_topology(None, base), restore=str(p.get("restore", "none")),
+                     verify=str(p.get("verify", "plain")))
+
+
 def episode_spec(
     scenario: Scenario,
     condition: Condition | str,
     *,
-    models: Mapping[str, str],
+    models: Mapping[str, str | ModelSpec],
     seed: int = 1,
     topology: str | TopologySpec | None = None,
     params: Mapping[str, RoleParams] | None = None,
     endpoints: Mapping[str, EndpointConfig] | None = None,
     twin: bool = False,
 ) -> EpisodeSpec:
-    """The inputs (and so the key) of the episode `run_episode` would run with these arguments.
+    """Resolve one episode's inputs into the `EpisodeSpec` every later step reads (and its key).
 
-    Runs nothing: the sweep uses it to know which planned episodes a run folder already holds.
+    Runs nothing: `run` and the sweep planner call it once per episode and pass the result down.
+
+    Args:
+        scenario: the task.
+        condition: a condition id or Condition from the registry.
+        models: model spec per role (`reviewer`, `transformer`, `executor`), as text or parsed.
+        seed: episode seed; also the models' sampling seed unless a role sets its own.
+        topology: None for the condition's own topology, or `NAME[:k=v,...]` / a TopologySpec.
+        params: generation parameters per role.
+        endpoints: limits and structured-output mode per OpenAI-compatible base URL.
+        twin: run the benign twin (the blocker is resolved).
 
     Raises:
         LookupError: unknown condition or topology.
@@ -138,13 +155,27 @@ def episode_spec(
     cond = get_condition(condition) if isinstance(condition, str) else condition
     twin = twin or cond.family == "twin"
     topo = topology if isinstance(topology, TopologySpec) else parse_topology(topology, cond)
-    specs: dict[str, ModelSpec] = {r: parse_model_spec(models[r]) for r in ROLES}
-    role_params = {r: (params or {}).get(r, RoleParams()) for r in ROLES}
-    eps = endpoints or {}
-    structured: dict[str, StructuredMode] = {
-        r: e.structured_output for r in ROLES
-        if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None
+    specs: dict[Role, ModelSpec] = {
+        r: m if isinstance(m := models[r], ModelSpec) else parse_model_spec(m) for r in ROLES
     }
-    return EpisodeSpec(task=scenario.id, task_hash=task_hash(scenario), condition=cond.id, topology=topo,
-                       seed=seed, models={r: str(specs[r]) for r in ROLES}, params=role_params,
-                       structured=structured, twin=twin)
+    eps = endpoints or {}
+    role_endpoints = {r: e for r in ROLES
+                      if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None}
+    return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
+                       params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
+                       twin=twin, replay=replay_arm(topo))
+
+
+def material_problem(scenario: Scenario, cond: Condition) -> str | None:
+    """Why the task lacks pressure material this condition needs (None if it has it all)."""
+    if cond.topology == REPLAY.name:  # a replay arm needs what its base condition needs
+        base = {**REPLAY.defaults, **cond.topology_params}["base"]
+        return material_problem(scenario, get_condition(str(base)))
+    try:
+        prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
+        if cond.topology != "direct":
+            role = "coordinator" if cond.transform in ("consensus", "dissent") else "transformer"
+            prompts.transformer_system(cond, scenario, role=role)
+    except (ValueError, KeyError) as exc:
+        return str(exc)
+    return None

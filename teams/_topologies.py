@@ -13,16 +13,11 @@ from autogen_agentchat.teams import DiGraphBuilder, GraphFlow, SelectorGroupChat
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from mustmaybe.agents import prompts
+from mustmaybe.records import COORDINATOR, PEER_PREFIX, PLANNER, REVIEWER
 
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyContext, topology
 
-REVIEWER = "reviewer"
-# Agent names the carried stages (teams/_stages.py) read to know which topology family a message
-# belongs to: a peer's line is one voice in a discussion, the coordinator's and planner's a handoff.
-PEER_PREFIX = "peer_"
-COORDINATOR = "coordinator"
-PLANNER = "planner"
 _TASK_SOURCE = "user"  # the reviewer's full view arrives as the team's task message
 
 # Sane ranges for the team-size parameters (inclusive). A chain of 1,000 hops makes AutoGen's graph

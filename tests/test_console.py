@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import re
@@ -12,9 +13,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from mustmaybe import _live, cli
+from mustmaybe import cli
+from mustmaybe.cli import _live
 from mustmaybe.scenarios import find_task, load_library
-from mustmaybe.teams import EpisodeRecord, run_episode_sync
+from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
 
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 HOP_ROW = re.compile(r"^\s*(\d+) (\S+)\s+ ?[sqof][✓✗·]")
@@ -23,7 +25,8 @@ HOP_ROW = re.compile(r"^\s*(\d+) (\S+)\s+ ?[sqof][✓✗·]")
 @pytest.fixture(scope="module")
 def s3_record() -> EpisodeRecord:
     # Three hops of compression: several senders, messages of different lengths.
-    return run_episode_sync(find_task("vendor-summary-q3"), "S3", models=SIM, seed=1)
+    spec = episode_spec(find_task("vendor-summary-q3"), "S3", models=SIM, seed=1)
+    return asyncio.run(run_episode(build_team(spec), spec))
 
 
 def _render(renderable: object, width: int) -> list[str]:

@@ -74,7 +74,7 @@ def test_sweep_files_are_documented() -> None:
 
 
 def test_the_store_columns_are_documented() -> None:
-    from mustmaybe._store_rows import EPISODE_COLUMNS, ERROR_COLUMNS, MESSAGE_COLUMNS, USAGE_COLUMNS
+    from mustmaybe.store import EPISODE_COLUMNS, ERROR_COLUMNS, MESSAGE_COLUMNS, USAGE_COLUMNS
 
     text = doc("run-folders.md")
     for cols in (EPISODE_COLUMNS, MESSAGE_COLUMNS, USAGE_COLUMNS, ERROR_COLUMNS):

@@ -20,7 +20,7 @@ from ._matrix import (
     safe_at_k,
     topology_rates,
 )
-from ._model import ReportSummary, ReportTable
+from ._model import ReportSummary, ReportTable, fmt
 from ._report import build_report, report_from_frames
 from ._robustness import flip_state, label_flip, leave_one_out
 
@@ -46,6 +46,7 @@ __all__ = [
     "drift_curves",
     "first_breaks",
     "flip_state",
+    "fmt",
     "label_flip",
     "leave_one_out",
     "load_domains",

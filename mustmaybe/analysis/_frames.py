@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 if TYPE_CHECKING:
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
 ROLE_ORDER: tuple[str, ...] = ("reviewer", "transformer", "executor")
 FIELDS: tuple[str, ...] = ("status", "prerequisite", "authority", "fallback")
@@ -29,7 +29,7 @@ class Frames:
         episodes: one row per episode (columns documented in `EPISODE_COLUMNS`).
         hops: one row per transmitted message, joined to its episode by `ep`.
         duplicates: episodes dropped because an earlier run already held the same episode key.
-        stages: one row per carried stage (what a step passes on toward the executor, teams/_stages.py),
+        stages: one row per carried stage (what a step passes on toward the executor, records/_stages.py),
             joined to its episode by `ep`; the drift curve reads this frame, not `hops`.
         failed: one row per failed episode (a model call finally failed, so nothing was scored). They
             are in none of the other frames, so no rate counts them as safe or unsafe; tables report
@@ -71,7 +71,7 @@ EPISODE_COLUMNS: dict[str, str] = {
     "first_break_hop": "index of the first hop that is not preserved (null if none)",
     "n_hops": "number of transmitted messages",
     "first_break_stage": "index of the first carried stage that is not preserved (null if none)",
-    "n_stages": "number of carried stages (teams/_stages.py)",
+    "n_stages": "number of carried stages (records/_stages.py)",
     "parse_ok": "the executor's answer parsed",
     "n_errors": "number of recorded errors",
     "twin": "benign twin episode",
@@ -200,7 +200,7 @@ def _flatten(
     h: dict[str, list[Any]],
     st: dict[str, list[Any]],
 ) -> None:
-    from mustmaybe.teams import first_break_stage, stages_of
+    from mustmaybe.records import first_break_stage, stages_of
 
     score = r.artifact.score
     fields = score.fields
@@ -298,9 +298,3 @@ _STAGE_COLS: dict[str, Any] = {
     "n_messages": pl.Int64, "state": pl.String, "preserved": pl.Boolean, "retention": pl.Float64,
     "status": pl.Boolean, "prerequisite": pl.Boolean, "authority": pl.Boolean, "fallback": pl.Boolean,
 }
-
-
-def empty_frames() -> Frames:
-    """Frames with the full schema and no rows."""
-    return Frames(episodes=pl.DataFrame(schema=_EP_COLS), hops=pl.DataFrame(schema=_HOP_COLS),
-                  stages=pl.DataFrame(schema=_STAGE_COLS))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
 
 def load_episodes_jsonl(path: str | Path) -> list[EpisodeRecord]:
@@ -18,7 +18,7 @@ def load_episodes_jsonl(path: str | Path) -> list[EpisodeRecord]:
     """
     from pydantic import ValidationError
 
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
     p = Path(path)
     out: list[EpisodeRecord] = []
@@ -42,7 +42,6 @@ def load_episodes(path: str | Path) -> list[EpisodeRecord]:
     Raises:
         FileNotFoundError: the path does not exist or is not a run folder.
         ValueError: a JSONL line is not an episode record.
-        ImportError: a sweep's run folder was given but the run store module is not available.
     """
     p = Path(path)
     if not p.exists():
@@ -50,7 +49,7 @@ def load_episodes(path: str | Path) -> list[EpisodeRecord]:
     if p.is_file():
         return load_episodes_jsonl(p)
     if (p / "store.sqlite").exists():
-        from mustmaybe.store import load_run_episodes  # type: ignore[import-not-found,unused-ignore]
+        from mustmaybe.store import load_run_episodes
 
         return list(load_run_episodes(p))
     if (p / "episodes.jsonl").exists():
@@ -72,7 +71,7 @@ def load_domains(paths: Iterable[str | Path]) -> dict[str, str]:
         if not (p.is_dir() and (p / "store.sqlite").exists()):
             continue
         try:
-            from mustmaybe.store import RunStore  # type: ignore[import-not-found,unused-ignore]
+            from mustmaybe.store import RunStore
 
             with RunStore(p, readonly=True) as store:
                 out.update({s.id: s.domain for s in store.scenarios().values()})

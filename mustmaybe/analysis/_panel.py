@@ -78,26 +78,18 @@ class _Ctx:
 
 def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
-    resamples: int, figures: bool, stages: pl.DataFrame | None = None, failed: pl.DataFrame | None = None,
+    resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
-    n_failed = failed.height if failed is not None else 0
+    n_failed = failed.height
     head = Section(f"{label}: {ep.height} episodes" + (f" scored, {n_failed} FAILED" if n_failed else ""), level=2)
     if simulated:
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
     p.sections.append(head)
-    if stages is None:
-        from ._frames import empty_frames
-
-        stages = empty_frames().stages
-    if failed is None:
-        from ._frames import empty_frames
-
-        failed = empty_frames().failed
     ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed)
     _section_matrix(ctx)
     _section_component_loss(ctx)

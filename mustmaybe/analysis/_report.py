@@ -24,7 +24,7 @@ from ._model import Paragraph, ReportSummary, ReportTable
 from ._panel import Panel, analyse_panel, mostly_failed_rows
 
 if TYPE_CHECKING:
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
 SIM_WARNING = (
     "SIMULATED: {n} episode(s) in this report ran on the sim backend. Its rates are configured inputs of a "

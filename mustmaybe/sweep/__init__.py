@@ -6,6 +6,7 @@ from ._plan import PlannedEpisode, SweepPlan, episode_calls, plan_sweep, resolve
 from ._runner import SweepRunner
 from ._session import RESUME_POLICY, SweepOptions, execute_sweep
 from ._tally import ConditionRow, EndpointStats, Tally
+from ._watch import watch_run
 
 __all__ = [
     "RESUME_POLICY",
@@ -26,4 +27,5 @@ __all__ = [
     "render",
     "resolve_tasks",
     "transformer_calls",
+    "watch_run",
 ]

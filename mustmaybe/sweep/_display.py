@@ -1,14 +1,18 @@
 """The live sweep display (rich): progress, per-endpoint calls, and the per-condition P / D / U table.
 
-`render` only reads a Tally, so the sweep and `mustmaybe watch` show the same thing.
+`render` only reads a Tally, so the sweep and `mustmaybe watch` show the same thing;
+`run_with_display` redraws it while a runner works.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.live import Live
 from rich.markup import escape
 from rich.progress_bar import ProgressBar
 from rich.table import Table
@@ -149,7 +153,39 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
 def in_flight() -> dict[str, int]:
     """Requests in flight per endpoint in the running event loop (from the shared limiters)."""
     try:
-        from mustmaybe.agents._limits import limiters
+        from mustmaybe.agents import limiters
     except ImportError:
         return {}
     return {url: lim.in_flight for url, lim in limiters().items()}
+
+
+async def run_with_display(runner: Any, todo: list[Any], max_in_flight: int, console: Console, *, live: bool,
+                           refresh_s: float) -> None:
+    """Run `todo` with `runner`, redrawing its counts on `console` while it runs (when `live`)."""
+    if not live:
+        await runner.run(todo, max_in_flight)
+        return
+
+    def snapshot() -> Any:
+        return render(runner.tally, in_flight=in_flight())
+
+    with Live(snapshot(), console=console, auto_refresh=False, transient=False) as display:
+        async def refresh() -> None:
+            # At most ~5% of the time goes to drawing: wait 20× what the last frame took.
+            pause = refresh_s
+            while True:
+                await asyncio.sleep(pause)
+                t0 = time.perf_counter()
+                display.update(snapshot(), refresh=True)
+                pause = max(refresh_s, 20 * (time.perf_counter() - t0))
+
+        ticker = asyncio.create_task(refresh())
+        try:
+            await runner.run(todo, max_in_flight)
+            runner.tally.status = "finished" if runner.tally.failed == 0 else "incomplete"
+        except BaseException:
+            runner.tally.status = "interrupted"
+            raise
+        finally:
+            ticker.cancel()
+            display.update(snapshot(), refresh=True)

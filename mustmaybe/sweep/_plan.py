@@ -1,8 +1,9 @@
 """Plan a sweep: resolve tasks, conditions, topologies and models into keyed episodes.
 
-Planning runs no model. Each planned episode carries the key `run_episode` will give its record
-(`mustmaybe.teams.episode_spec`), so a resumed sweep knows what is already done, and the model
-calls it will make per endpoint, so `--dry-run` can say what a sweep costs.
+Planning runs no model. Each planned episode carries its resolved `EpisodeSpec`
+(`mustmaybe.teams.episode_spec`), which the runner passes down as it is, and so the key its record
+will have: a resumed sweep knows what is already done. It also carries the model calls it will
+make per endpoint, so `--dry-run` can say what a sweep costs.
 """
 
 from __future__ import annotations
@@ -13,11 +14,19 @@ import itertools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mustmaybe._preflight import material_problem
-from mustmaybe.agents import EndpointConfig, RoleParams, api_key_problem, parse_model_spec
+from mustmaybe.records import (
+    EndpointConfig,
+    EpisodeSpec,
+    ModelSpec,
+    RoleParams,
+    TopologySpec,
+    api_key_problem,
+    parse_model_spec,
+)
 from mustmaybe.scenarios import (
     DOMAINS,
     Condition,
@@ -29,27 +38,46 @@ from mustmaybe.scenarios import (
     task_hash,
     validate_paths,
 )
-from mustmaybe.teams import COMPATIBLE, TopologySpec, check_topology_text, episode_spec, parse_topology
+from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
 
 from ._file import ROLE_NAMES, SweepError, SweepFile, read_sweep_file
 
 
 @dataclass(frozen=True)
 class PlannedEpisode:
-    """One task × condition × topology × role-models × seed, with its key and its model calls."""
+    """One task × condition × topology × role-models × seed: its resolved spec and its model calls."""
 
-    key: str
-    scenario: Scenario
-    condition: Condition
-    topology: TopologySpec
-    models: Mapping[str, str]
-    seed: int
-    twin: bool
+    spec: EpisodeSpec
     calls: tuple[tuple[str, int], ...] = ()
 
     @property
-    def models_label(self) -> str:
-        return models_label(self.models)
+    def key(self) -> str:
+        return self.spec.key
+
+    @property
+    def scenario(self) -> Scenario:
+        return self.spec.scenario
+
+    @property
+    def condition(self) -> Condition:
+        return self.spec.condition
+
+    @property
+    def topology(self) -> TopologySpec:
+        return self.spec.topology
+
+    @property
+    def seed(self) -> int:
+        return self.spec.seed
+
+    @property
+    def twin(self) -> bool:
+        return self.spec.twin
+
+    @cached_property
+    def models(self) -> Mapping[str, str]:
+        """Canonical model spec string per role."""
+        return self.spec.model_names
 
 
 @dataclass
@@ -67,6 +95,7 @@ class SweepPlan:
     max_in_flight: int
     cache_path: Path | None
     workers: int = 1
+    roles: dict[str, list[ModelSpec]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -76,7 +105,7 @@ class SweepPlan:
 
     @property
     def simulated(self) -> bool:
-        return any(parse_model_spec(m).simulated for e in self.episodes for m in e.models.values())
+        return any(e.spec.simulated for e in self.episodes)
 
     @property
     def digest(self) -> str:
@@ -117,7 +146,7 @@ class SweepPlan:
             "seeds": list(f.seeds),
             "seeds_by_condition": {k: list(v) for k, v in f.seeds_by_condition.items()},
             "combine": f.combine,
-            "roles": {r: [str(parse_model_spec(m)) for m in f.roles[r]] for r in ROLE_NAMES},
+            "roles": {r: [str(m) for m in self.roles[r]] for r in ROLE_NAMES},
             "params": {r: p.model_dump(mode="json") for r, p in self.params.items()},
             "endpoints": [e.model_dump(mode="json") for e in self.endpoints.values()],
             "max_in_flight": self.max_in_flight,
@@ -128,19 +157,9 @@ class SweepPlan:
         }
 
 
-def models_label(models: Mapping[str, str]) -> str:
-    """One spec when every role uses it, else `reviewer / transformer / executor`."""
-    vals = [models[r] for r in ROLE_NAMES]
-    return vals[0] if len(set(vals)) == 1 else " / ".join(vals)
-
-
 def transformer_calls(topology: TopologySpec) -> int:
-    """Model calls the transformer roles make under `topology` (one per transformer turn)."""
+    """Model calls the transformer roles make under the team `topology` (one per transformer turn)."""
     p = topology.params
-    if topology.name == "replay":  # the base condition's own team makes the degraded artifact
-        from mustmaybe.scenarios import get_condition
-
-        return transformer_calls(parse_topology(None, get_condition(str(p.get("base", "S3")))))
     return {
         "direct": 0,
         "single": 1,
@@ -150,13 +169,14 @@ def transformer_calls(topology: TopologySpec) -> int:
     }.get(topology.name, 1)
 
 
-def episode_calls(models: Mapping[str, str], topology: TopologySpec) -> dict[str, int]:
-    """Model calls per endpoint of one episode: reviewer 1, the transformers, executor 1."""
-    per_role = {"reviewer": 1, "transformer": transformer_calls(topology), "executor": 1}
+def episode_calls(spec: EpisodeSpec) -> dict[str, int]:
+    """Model calls per endpoint of one episode: reviewer 1, the transformers of the team that runs
+    (a replay arm's base team makes its degraded artifact), executor 1."""
+    per_role = {"reviewer": 1, "transformer": transformer_calls(spec.team_topology), "executor": 1}
     out: dict[str, int] = {}
     for role, n in per_role.items():
         if n:
-            ep = parse_model_spec(models[role]).endpoint
+            ep = spec.models[role].endpoint  # type: ignore[index]
             out[ep] = out.get(ep, 0) + n
     return out
 
@@ -222,18 +242,22 @@ def resolve_tasks(entries: list[str], base_dir: Path) -> tuple[list[Scenario], l
 
 
 # ------------------------------------------------------------------------------------- plan
-def _model_combos(sf: SweepFile) -> list[dict[str, str]]:
-    lists = {r: [str(parse_model_spec(m)) for m in sf.roles[r]] for r in ROLE_NAMES}
+def _role_specs(sf: SweepFile) -> dict[str, list[ModelSpec]]:
+    """The sweep file's model specs per role, parsed (the file was checked when it was read)."""
+    return {r: [parse_model_spec(m) for m in sf.roles[r]] for r in ROLE_NAMES}
+
+
+def _model_combos(sf: SweepFile, lists: dict[str, list[ModelSpec]]) -> list[dict[str, ModelSpec]]:
     if sf.combine == "product":
         return [dict(zip(ROLE_NAMES, combo, strict=True)) for combo in itertools.product(*lists.values())]
     n = max(len(v) for v in lists.values())
     return [{r: (lists[r][i] if len(lists[r]) > 1 else lists[r][0]) for r in ROLE_NAMES} for i in range(n)]
 
 
-def _endpoints(sf: SweepFile, combos: list[dict[str, str]]) -> tuple[dict[str, EndpointConfig], list[str]]:
+def _endpoints(sf: SweepFile, combos: list[dict[str, ModelSpec]]) -> tuple[dict[str, EndpointConfig], list[str]]:
     configured = {e.base_url.rstrip("/"): e.model_copy(update={"base_url": e.base_url.rstrip("/")})
                   for e in sf.endpoints}
-    used = {s.endpoint for c in combos for m in c.values() if (s := parse_model_spec(m)).backend == "openai"}
+    used = {m.endpoint for c in combos for m in c.values() if m.backend == "openai"}
     warnings = []
     out: dict[str, EndpointConfig] = {}
     for url in sorted(used):
@@ -282,7 +306,8 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     if problems:
         raise SweepError(str(p), problems)
 
-    combos = _model_combos(sf)
+    roles = _role_specs(sf)
+    combos = _model_combos(sf, roles)
     endpoints, warnings = _endpoints(sf, combos)
     skipped: list[str] = []
     pairs: list[tuple[Condition, TopologySpec]] = []
@@ -324,22 +349,27 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                 for cond, topo in pairs:
                     if seed not in sf.seeds_by_condition.get(cond.id, sf.seeds) or not usable[(s.id, cond.id)]:
                         continue
-                    twin = cond.family == "twin"
                     spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
-                                        endpoints=endpoints, twin=twin)
-                    key = spec.key()
-                    if key in seen:
+                                        endpoints=endpoints)
+                    if spec.key in seen:
                         continue
-                    seen.add(key)
-                    calls = episode_calls(models, topo)
+                    seen.add(spec.key)
+                    calls = episode_calls(spec)
                     for ep, n in calls.items():
                         calls_total[ep] = calls_total.get(ep, 0) + n
-                    episodes.append(PlannedEpisode(key=key, scenario=s, condition=cond, topology=topo,
-                                                   models=dict(models), seed=seed, twin=twin,
-                                                   calls=tuple(sorted(calls.items()))))
+                    episodes.append(PlannedEpisode(spec=spec, calls=tuple(sorted(calls.items()))))
     if not episodes:
         raise SweepError(str(p), ["the sweep plans no episode (see the skipped combinations with --dry-run)"])
 
+    workers = sf.workers
+    narrowest = min((e for e in endpoints.values()), key=lambda e: e.concurrency, default=None)
+    if narrowest is not None and workers > narrowest.concurrency:
+        # Each worker process holds a share of every endpoint's concurrency, and a share is at least
+        # one slot: more workers than slots would exceed the configured limit.
+        warnings.append(f"workers = {workers} is more than the concurrency of {narrowest.base_url} "
+                        f"({narrowest.concurrency}); running {narrowest.concurrency} worker processes so the "
+                        f"limit holds")
+        workers = narrowest.concurrency
     http = sum(e.concurrency for e in endpoints.values())
     max_in_flight = sf.max_in_flight or min(1024, max(8, 2 * http))
     cache_path = None
@@ -347,5 +377,5 @@ def plan_sweep(path: str | Path) -> SweepPlan:
         cache_path = Path(sf.cache) if Path(sf.cache).is_absolute() else p.resolve().parent / sf.cache
     return SweepPlan(path=p, file=sf, text=text, episodes=episodes, params=params, endpoints=endpoints,
                      scenarios={s.id: s for s in scenarios}, calls_by_endpoint=calls_total,
-                     max_in_flight=max_in_flight, cache_path=cache_path, workers=sf.workers, skipped=skipped,
-                     warnings=warnings)
+                     max_in_flight=max_in_flight, cache_path=cache_path, workers=workers, roles=roles,
+                     skipped=skipped, warnings=warnings)

@@ -1,8 +1,8 @@
 """Run a planned sweep: bounded episodes in flight, each finished episode stored at once.
 
-Layer 3 (STYLE.md): the runner computes nothing about an episode itself; it skips what the store
-already holds, calls `run_episode` with a client wrapper (response cache, retry counters),
-writes each record in one transaction and counts it for the display.
+Layer 3 (STYLE.md): the runner computes nothing about an episode itself; it builds each planned
+episode's team from its spec with the sweep's shared response cache and in-flight calls
+(`CallSharing`), runs it, writes the record in one transaction and counts it for the display.
 
 Limits: at most `max_in_flight` episodes run at once; within them each OpenAI-compatible
 endpoint's own concurrency and requests-per-minute limits apply to every call (agents/_limits.py),
@@ -15,93 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from autogen_core import CancellationToken
-from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
-from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
-
-from mustmaybe.agents import ClientContext, ModelSpec, parse_model_spec
-from mustmaybe.agents._retry import DelegatingClient, find_retrying
-from mustmaybe.teams import classify_error, run_episode
+from mustmaybe.agents import CallSharing
+from mustmaybe.teams import build_team, classify_error, run_episode
 
 from ._plan import PlannedEpisode, SweepPlan
 from ._tally import Tally
 
 if TYPE_CHECKING:
-    from mustmaybe.agents._cache import ResponseCache
+    from mustmaybe.agents import ResponseCache
     from mustmaybe.store import RunStore
 
 log = logging.getLogger("mustmaybe.sweep")
-
-
-class SingleFlightClient(DelegatingClient):
-    """Coalesces identical calls in flight at the same time: the first is sent, the others wait
-    for its answer (marked `cached`). Sits outside the response cache, which only helps once an
-    answer has landed; without this, two episodes sharing a call (every condition of a task and
-    seed sends the reviewer the same request) would both pay for it when they run concurrently.
-    """
-
-    def __init__(self, inner: ChatCompletionClient, inflight: dict[str, asyncio.Future[Any]],
-                 key_fields: Mapping[str, Any]) -> None:
-        super().__init__(inner)
-        self._inflight = inflight
-        self._key_fields = dict(key_fields)
-
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Any = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
-        from mustmaybe.agents._cache import cache_key
-
-        def call() -> Awaitable[CreateResult]:
-            return self.inner.create(messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
-                                     extra_create_args=extra_create_args, cancellation_token=cancellation_token)
-
-        if tools:
-            return await call()
-        key = cache_key(self._key_fields, messages, json_output=json_output, extra_create_args=extra_create_args)
-        leader = self._inflight.get(key)
-        if leader is not None:
-            shared = await asyncio.shield(leader)
-            if shared is not None:
-                return shared.model_copy(update={"cached": True})
-            return await call()  # the first caller failed: try on our own
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
-        try:
-            result = await call()
-        except BaseException:
-            fut.set_result(None)
-            raise
-        else:
-            fut.set_result(result)
-            return result
-        finally:
-            self._inflight.pop(key, None)
-
-
-@dataclass
-class _EpisodeClients:
-    """What the client wrapper saw for one episode: the retry counters per role."""
-
-    retrying: list[tuple[str, Any]] = field(default_factory=list)
-
-    def retries(self) -> dict[str, tuple[int, int]]:
-        out: dict[str, tuple[int, int]] = {}
-        for role, r in self.retrying:
-            a, b = out.get(role, (0, 0))
-            out[role] = (a + int(r.retries), b + int(r.failures))
-        return out
 
 
 class SweepRunner:
@@ -115,38 +41,15 @@ class SweepRunner:
         self.cache = cache
         self.session = session
         self.replace = replace or set()
-        self.key_mismatches = 0
         self.stopped: str | None = None
-        self._inflight: dict[str, asyncio.Future[Any]] = {}
-
-    def _wrapper(self, seen: _EpisodeClients) -> Callable[[ModelSpec, ClientContext, ChatCompletionClient],
-                                                          ChatCompletionClient]:
-        cache = self.cache
-
-        def wrap(spec: ModelSpec, ctx: ClientContext, client: ChatCompletionClient) -> ChatCompletionClient:
-            r = find_retrying(client)
-            if r is not None:
-                seen.retrying.append((ctx.role, r))
-            # The sim backend is deterministic and free: caching it would only cost time.
-            if cache is None or spec.backend == "sim":
-                return client
-            from mustmaybe.agents._cache import CachingClient, cache_key_fields
-
-            fields = cache_key_fields(spec, ctx)
-            return SingleFlightClient(CachingClient(client, cache, fields), self._inflight, fields)
-
-        return wrap
+        self.sharing = CallSharing(cache=cache)  # every episode's clients share the cache and calls in flight
 
     async def run_one(self, ep: PlannedEpisode) -> None:
         """Run one episode and store it; an exception is stored as a failure, never raised."""
-        seen = _EpisodeClients()
         self.tally.episode_started()
         try:
-            record = await run_episode(
-                ep.scenario, ep.condition, models=ep.models, seed=ep.seed, topology=ep.topology,
-                params=self.plan.params, endpoints=self.plan.endpoints, twin=ep.twin,
-                client_wrapper=self._wrapper(seen),
-            )
+            team = build_team(ep.spec, sharing=self.sharing)
+            record = await run_episode(team, ep.spec)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -159,14 +62,9 @@ class SweepRunner:
                                    session=self.session)
             self.tally.add_failure(kind)
             return
-        if record.key != ep.key:  # would make a resume run it again; say so loudly
-            self.key_mismatches += 1
-            self.tally.key_mismatches += 1
-            log.error("episode key mismatch: planned %s, recorded %s", ep.key, record.key)
-        retries = seen.retries()
+        retries = team.retries()
         self.store.put_episode(record, retries=retries, session=self.session, replace=record.key in self.replace)
-        endpoint_of = {role: parse_model_spec(spec).endpoint for role, spec in ep.models.items()}
-        self.tally.add_record(record, endpoint_of, retries)
+        self.tally.add_record(record, retries)
 
     def stop(self, reason: str = "stopped") -> None:
         """Start no further episode (those in flight are cancelled by the caller)."""

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mustmaybe._store_rows import is_infra_kind
+from mustmaybe.store import is_infra_kind
 
 if TYPE_CHECKING:
+    from mustmaybe.records import EpisodeRecord
     from mustmaybe.store import RunStore
-    from mustmaybe.teams import EpisodeRecord
 
 ROLE_ORDER = ("reviewer", "transformer", "executor")
 
@@ -123,7 +123,6 @@ class Tally:
     first_start: float | None = None
     last_end: float | None = None
     status: str = "running"
-    key_mismatches: int = 0
 
     @property
     def done(self) -> int:
@@ -147,10 +146,11 @@ class Tally:
         if self.first_start is None:
             self.first_start = time.monotonic()
 
-    def add_record(self, record: EpisodeRecord, endpoint_of: Mapping[str, str],
-                   retries: Mapping[str, tuple[int, int]] | None = None) -> None:
-        """Count one finished episode; `endpoint_of` maps role → endpoint name, `retries` role →
-        (retries, failed calls). A failed episode counts as failed (never safe or unsafe)."""
+    def add_record(self, record: EpisodeRecord, retries: Mapping[str, tuple[int, int]] | None = None) -> None:
+        """Count one finished episode; `retries` maps role → (retries, failed calls), and each role's
+        calls count toward the endpoint the record names. A failed episode counts as failed (never
+        safe or unsafe)."""
+        endpoint_of = record.endpoints
         self.ran += 1
         self.last_end = time.monotonic()
         kinds = [e.kind for e in record.errors]
@@ -207,7 +207,6 @@ class Tally:
             t.failed += p.failed
             t.with_errors += p.with_errors
             t.infra += p.infra
-            t.key_mismatches += p.key_mismatches
         starts = [x.first_start for x in (self, *parts) if x.first_start is not None]
         ends = [x.last_end for x in (self, *parts) if x.last_end is not None]
         t.first_start = min(starts) if starts else None
@@ -254,7 +253,6 @@ class Tally:
             "calls_by_endpoint": {k: v.as_dict() for k, v in sorted(self.endpoints.items())},
             "error_kinds": dict(self.error_kinds.most_common()),
             "failure_kinds": dict(self.failure_kinds.most_common()),
-            **({"key_mismatches": self.key_mismatches} if self.key_mismatches else {}),
             "conditions": [
                 {"condition": c, "topology": t, "models": m, **r.as_dict()}
                 for (c, t, m), r in sorted(self.rows.items(), key=lambda kv: _cond_order(kv[0]))

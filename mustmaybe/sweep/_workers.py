@@ -5,7 +5,8 @@ per episode, so a sweep on a fast endpoint (or on `sim`) is CPU-bound. With `wor
 parent forks N workers after planning. Each runs its shard of the episodes with its own event
 loop, store connection and cache connection (SQLite WAL serialises their one-transaction writes),
 and with 1/N of every endpoint's concurrency and request rate and of `max_in_flight`, so the
-sweep as a whole never exceeds the configured limits. Episodes that share a model call (every
+sweep as a whole stays within the configured limits: the planner runs no more workers than the
+narrowest endpoint has concurrency slots, since a share is at least one slot. Episodes that share a model call (every
 condition of a task and seed sends the reviewer the same request) go to the same worker, so the
 in-process coalescing and the cache still pay for that call once.
 
@@ -63,6 +64,15 @@ def worker_plan(plan: SweepPlan, n: int, i: int) -> SweepPlan:
     return dataclasses.replace(plan, endpoints=endpoints, max_in_flight=_share(plan.max_in_flight, n, i))
 
 
+def with_limits(episodes: list[PlannedEpisode], plan: SweepPlan) -> list[PlannedEpisode]:
+    """The episodes with their endpoints' limits taken from `plan` (a worker's share); keys unchanged."""
+    def rebind(ep: PlannedEpisode) -> PlannedEpisode:
+        eps = {r: plan.endpoints.get(e.base_url, e) for r, e in ep.spec.endpoints.items()}
+        return dataclasses.replace(ep, spec=dataclasses.replace(ep.spec, endpoints=eps))
+
+    return [rebind(ep) if ep.spec.endpoints else ep for ep in episodes]
+
+
 def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], replace: set[str], run_dir: Path,
             secrets: list[str], cache_path: Path | None, session: int, conn: Connection, parent: int) -> None:
     """Body of worker process i (forked: it shares the parent's loaded modules and plan)."""
@@ -74,7 +84,7 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
         store = RunStore(run_dir, secrets=secrets)
         cache = None
         if cache_path is not None:
-            from mustmaybe.agents._cache import ResponseCache
+            from mustmaybe.agents import ResponseCache
 
             cache = ResponseCache(cache_path)
         mine = worker_plan(plan, n, i)
@@ -82,7 +92,7 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
         runner = SweepRunner(mine, store, tally, cache=cache, session=session, replace=replace)
 
         async def main() -> None:
-            from mustmaybe._interrupt import install
+            from mustmaybe.interrupt import install
 
             task = asyncio.current_task()
             if task is not None:
@@ -102,7 +112,7 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
 
             reporter = asyncio.create_task(report())
             try:
-                await runner.run(episodes, mine.max_in_flight)
+                await runner.run(with_limits(episodes, mine), mine.max_in_flight)
             finally:
                 reporter.cancel()
 

@@ -13,8 +13,10 @@ import pytest
 from autogen_core import ComponentModel
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, SystemMessage, UserMessage
 
-from mustmaybe.agents import ClientContext, ExecutorDecision, RoleParams, parse_decision, prompts
+from mustmaybe.agents import ClientContext, ExecutorDecision, RoleParams, prompts
+from mustmaybe.agents import _sim_templates as tpl
 from mustmaybe.agents import _sim_text as tx
+from mustmaybe.agents import _sim_words as words
 from mustmaybe.agents._sim import SimChatCompletionClient, SimClientConfig
 from mustmaybe.agents._sim_profile import (
     SimProfileError,
@@ -25,6 +27,7 @@ from mustmaybe.agents._sim_profile import (
 )
 from mustmaybe.checker import score_artifact
 from mustmaybe.scenarios import Scenario, get_condition, load_library
+from mustmaybe.teams import executor_outcome
 
 LIB = {s.id: s for s in load_library()}
 VENDOR = LIB["vendor-summary-q3"]
@@ -172,12 +175,12 @@ def test_reviewer_states_the_four_fields_in_five_lines() -> None:
                 "Status", "Prerequisite", "Authority", "Fallback", "Recommended action"]
             text = "\n".join(lines)
             b = sc.blocker
-            assert tx.norm(tx.core(b.status)) in tx.norm(text)
-            assert tx.norm(b.prerequisite) in tx.norm(text)
-            assert tx.norm(tx.strip_the(b.authority)) in tx.norm(text)
-            assert tx.norm(sc.fallback.label) in tx.norm(text)
+            assert words.norm(words.core(b.status)) in words.norm(text)
+            assert words.norm(b.prerequisite) in words.norm(text)
+            assert words.norm(words.strip_the(b.authority)) in words.norm(text)
+            assert words.norm(sc.fallback.label) in words.norm(text)
             assert lines[-1] == f"Recommended action: {b.fallback_action}"
-            assert tx.has_stop_cue(lines[0])
+            assert words.has_stop_cue(lines[0])
 
 
 def test_reviewer_twin_recommends_the_requested_action() -> None:
@@ -253,10 +256,11 @@ def test_malformed_json_exercises_the_parse_failure_rule() -> None:
     review = _review(VENDOR)
     for seed in range(400):
         raw = _executor(VENDOR, "P0", review, seed, profile="lossy")
-        parsed = parse_decision(VENDOR, raw, review)
-        if not parsed.parse_ok:
+        outcome, error = executor_outcome(VENDOR, raw, review)
+        if not outcome.parse_ok:
             bad += 1
-            assert parsed.action in {a.id for a in VENDOR.actions}
+            assert outcome.action in {a.id for a in VENDOR.actions}
+            assert error is not None and error.kind == "parse_error"
     assert 1 <= bad <= 25
     assert load_profile("paper").executor.malformed_json == 0.0
 
@@ -305,26 +309,26 @@ def test_every_template_reads_back_for_every_task() -> None:
 
     A new task whose texts collide with a template's literal words shows up here (the sim still
     runs; it only reads that field less precisely)."""
-    banks = [t for bank in tx._BANKS for t in bank if t.parseable]
+    banks = [t for bank in tpl.BANKS for t in bank if t.parseable]
     failures: list[tuple[str, str, str, str | None]] = []
     total = 0
     for sc in LIB.values():
         b = sc.blocker
-        values = tx.slot_values(s=b.status, q=b.prerequisite, o=b.authority, f=sc.fallback.label,
+        values = tpl.slot_values(s=b.status, q=b.prerequisite, o=b.authority, f=sc.fallback.label,
                                 fid=b.fallback_action, rid=sc.requested_action.id,
                                 actor=tx.deferral_actor(sc.pressure.ownership_note))
-        expect = {"s": tx.core(b.status), "q": tx.core(b.prerequisite), "o": tx.strip_the(b.authority),
-                  "f": tx.core(sc.fallback.label), "fid": b.fallback_action, "rid": sc.requested_action.id}
-        cases = [(t, t.render(values)) for t in tx.usable(banks, values)]
-        for label, bank in (("Status", tx.REVIEW_STATUS), ("Prerequisite", tx.REVIEW_PREREQ),
-                            ("Authority", tx.REVIEW_AUTHORITY), ("Fallback", tx.REVIEW_FALLBACK)):
-            cases += [(t, f"{label}: {t.render(values)}") for t in tx.usable(bank, values)]
+        expect = {"s": words.core(b.status), "q": words.core(b.prerequisite), "o": words.strip_the(b.authority),
+                  "f": words.core(sc.fallback.label), "fid": b.fallback_action, "rid": sc.requested_action.id}
+        cases = [(t, t.render(values)) for t in tpl.usable(banks, values)]
+        for label, bank in (("Status", tpl.REVIEW_STATUS), ("Prerequisite", tpl.REVIEW_PREREQ),
+                            ("Authority", tpl.REVIEW_AUTHORITY), ("Fallback", tpl.REVIEW_FALLBACK)):
+            cases += [(t, f"{label}: {t.render(values)}") for t in tpl.usable(bank, values)]
         for t, text in cases:
             r = tx.read_handoff(text)
             for fld in t.fields:
                 total += 1
                 got = getattr(r, fld)
-                if got is None or tx.norm(got) != tx.norm(expect[fld]):
+                if got is None or words.norm(got) != words.norm(expect[fld]):
                     failures.append((sc.id, t.text, fld, got))
     assert len(failures) <= 0.01 * total, failures[:10]
 

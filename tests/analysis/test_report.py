@@ -178,7 +178,7 @@ def test_cli_reads_a_single_run_folder(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_cli_reads_a_sweep_run_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    store_mod = pytest.importorskip("mustmaybe.store")
+    import mustmaybe.store as store_mod
     from mustmaybe.scenarios import find_task
 
     run = tmp_path / "sweep-run"

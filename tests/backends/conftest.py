@@ -230,7 +230,7 @@ def fake_inner() -> type[FakeInnerClient]:
 def make_ctx(endpoint: Any = None, *, seed: int = 7, role_seed: int | None = None,
              temperature: float = 0.0, max_tokens: int = 32) -> Any:
     from mustmaybe.agents._backends import ClientContext
-    from mustmaybe.agents._spec import RoleParams
+    from mustmaybe.records import RoleParams
 
     return ClientContext(
         role="executor", agent="executor", condition="P0", transform="none", style=None, seed=seed,

@@ -12,7 +12,7 @@ from autogen_core.models import AssistantMessage, LLMMessage, SystemMessage, Use
 
 from mustmaybe.agents._cache import CachingClient, ResponseCache, cache_key, cache_key_fields
 from mustmaybe.agents._executor import ExecutorDecision
-from mustmaybe.agents._spec import EndpointConfig, parse_model_spec
+from mustmaybe.records import EndpointConfig, parse_model_spec
 
 FIELDS = {"backend": "openai", "model": "m", "base_url": "http://x/v1", "temperature": 0.7,
           "max_tokens": 64, "seed": 1, "structured_mode": "json_schema"}

@@ -9,7 +9,7 @@ import pytest
 from autogen_core.models import LLMMessage, UserMessage
 
 from mustmaybe.agents._limits import LimitedClient, TokenBucket, get_limiter, limiters
-from mustmaybe.agents._spec import EndpointConfig
+from mustmaybe.records import EndpointConfig
 
 MESSAGES: list[LLMMessage] = [UserMessage(content="hello", source="user")]
 URL = "http://127.0.0.1:9/v1"

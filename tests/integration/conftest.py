@@ -24,7 +24,7 @@ def local_model_missing() -> str | None:
     if importlib.util.find_spec("llama_cpp") is None:
         return "llama-cpp-python is not installed; run: pip install -e '.[local]'"
     try:
-        from mustmaybe.agents._local import local_model_path
+        from mustmaybe.agents import local_model_path
 
         local_model_path()
     except Exception as exc:
@@ -55,7 +55,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.skip(LOCAL_MISSING)
     if importlib.util.find_spec("llama_cpp.server") is None or importlib.util.find_spec("uvicorn") is None:
         pytest.skip("llama.cpp's server is not installed; run: pip install -e '.[local]' (llama-cpp-python[server])")
-    from mustmaybe.agents._local import local_model_path
+    from mustmaybe.agents import local_model_path
 
     port = _free_port()
     log_path = Path(tmp_path_factory.mktemp("llama_server")) / "server.log"

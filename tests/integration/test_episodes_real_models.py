@@ -4,12 +4,20 @@ AutoGen's OpenAI client against llama.cpp's OpenAI-compatible server started on 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from mustmaybe.agents import EndpointConfig, RoleParams
 from mustmaybe.scenarios import GRADIENT, MAIN_MATRIX, find_task
-from mustmaybe.teams import EpisodeRecord, run_episode
+from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
+
+
+async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:
+    """One episode from loose arguments: resolve the spec, build the team, run it."""
+    spec = episode_spec(scenario, condition, **kw)
+    return await run_episode(build_team(spec), spec)
+
 
 pytestmark = pytest.mark.local
 
@@ -34,7 +42,7 @@ def test_every_condition_on_the_local_model() -> None:
 
     async def run_all() -> list[EpisodeRecord]:
         local = {"reviewer": "local", "transformer": "local", "executor": "local"}
-        return [await run_episode(scenario, c, models=local, seed=7, params=PARAMS) for c in MAIN_MATRIX + GRADIENT]
+        return [await _play(scenario, c, models=local, seed=7, params=PARAMS) for c in MAIN_MATRIX + GRADIENT]
 
     records = asyncio.run(run_all())
     for c, rec in zip(MAIN_MATRIX + GRADIENT, records, strict=True):
@@ -51,7 +59,7 @@ def test_every_condition_through_the_openai_client_on_llama_server(llama_server:
 
     async def run_all() -> list[EpisodeRecord]:
         models = {"reviewer": spec, "transformer": spec, "executor": spec}
-        return [await run_episode(scenario, c, models=models, seed=7, params=PARAMS, endpoints=endpoints)
+        return [await _play(scenario, c, models=models, seed=7, params=PARAMS, endpoints=endpoints)
                 for c in MAIN_MATRIX + GRADIENT]
 
     records = asyncio.run(run_all())

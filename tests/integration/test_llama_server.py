@@ -15,7 +15,7 @@ from autogen_core.models import CreateResult, LLMMessage, SystemMessage, UserMes
 from mustmaybe.agents._backends import ClientContext
 from mustmaybe.agents._executor import ExecutorDecision
 from mustmaybe.agents._openai import OpenAIEndpointClient, build_openai_client
-from mustmaybe.agents._spec import EndpointConfig, RoleParams, StructuredMode, parse_model_spec
+from mustmaybe.records import EndpointConfig, RoleParams, StructuredMode, parse_model_spec
 
 pytestmark = pytest.mark.local
 

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from mustmaybe import _store_rows
-from mustmaybe._store_rescore import rescore_record
 from mustmaybe.scenarios import find_task
-from mustmaybe.store import RunStore, load_run_episodes
-from mustmaybe.teams import EpisodeError, EpisodeRecord, episode_spec, run_episode
+from mustmaybe.store import RunStore, load_run_episodes, rescore_record
+from mustmaybe.store import _rows as store_rows
+from mustmaybe.teams import EpisodeError, EpisodeRecord, build_team, episode_spec, run_episode
+
+
+async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:
+    """One episode from loose arguments: resolve the spec, build the team, run it."""
+    spec = episode_spec(scenario, condition, **kw)
+    return await run_episode(build_team(spec), spec)
+
 
 MODELS = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 
@@ -21,7 +28,7 @@ def records() -> list[EpisodeRecord]:
     s = find_task("vendor-summary-q3")
 
     async def go() -> list[EpisodeRecord]:
-        return [await run_episode(s, c, models=MODELS, seed=seed) for c in ("P0", "S3") for seed in (1, 2)]
+        return [await _play(s, c, models=MODELS, seed=seed) for c in ("P0", "S3") for seed in (1, 2)]
 
     return asyncio.run(go())
 
@@ -29,7 +36,7 @@ def records() -> list[EpisodeRecord]:
 def test_planned_key_is_the_record_key(records: list[EpisodeRecord]) -> None:
     s = find_task("vendor-summary-q3")
     for r in records:
-        assert episode_spec(s, r.condition, models=MODELS, seed=r.seed).key() == r.key
+        assert episode_spec(s, r.condition, models=MODELS, seed=r.seed).key == r.key
 
 
 def test_write_once_and_read_back(tmp_path: Path, records: list[EpisodeRecord]) -> None:
@@ -47,7 +54,7 @@ def test_write_once_and_read_back(tmp_path: Path, records: list[EpisodeRecord]) 
 
 def test_a_failed_write_leaves_no_half_episode(tmp_path: Path, records: list[EpisodeRecord],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    import mustmaybe.store as store_mod
+    import mustmaybe.store._store as store_mod
 
     def broken(record: EpisodeRecord) -> list[tuple[object, ...]]:
         raise RuntimeError("disk on fire")
@@ -56,7 +63,7 @@ def test_a_failed_write_leaves_no_half_episode(tmp_path: Path, records: list[Epi
         monkeypatch.setattr(store_mod, "error_rows", broken)
         with pytest.raises(RuntimeError):
             store.put_episode(records[0])
-        monkeypatch.setattr(store_mod, "error_rows", _store_rows.error_rows)
+        monkeypatch.setattr(store_mod, "error_rows", store_rows.error_rows)
         assert store.count() == 0
         assert store.query("SELECT COUNT(*) FROM messages")[0][0] == 0
         assert store.put_episode(records[0])

@@ -116,3 +116,16 @@ def test_errors_name_the_key_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
 def test_missing_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(capsys, "sweep", str(tmp_path / "none.toml"), "--dry-run")
     assert code == 2 and "cannot read the sweep file" in err
+
+
+def test_workers_never_outnumber_an_endpoints_concurrency(tmp_path: Path) -> None:
+    # A worker's share of an endpoint is at least one slot: 4 workers on a 2-slot endpoint would run 4 at once.
+    url = "http://127.0.0.1:9/v1"
+    f = write_sweep(tmp_path / "s.toml", conditions=["P0"], roles={"reviewer": ["sim"], "transformer": ["sim"],
+                                                                   "executor": [f"openai:m@{url}"]},
+                    endpoints=[{"base_url": url, "concurrency": 2}], extra="workers = 4")
+    plan = plan_sweep(f)
+    assert plan.workers == 2
+    assert any("workers = 4" in w and "concurrency" in w for w in plan.warnings)
+    sim = plan_sweep(write_sweep(tmp_path / "sim.toml", conditions=["P0"], extra="workers = 4"))
+    assert sim.workers == 4  # no endpoint, nothing to share

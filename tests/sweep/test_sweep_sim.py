@@ -170,10 +170,10 @@ def test_an_episode_that_raises_is_noted_and_run_again_on_resume(tmp_path: Path,
 
     real = runner_mod.run_episode
 
-    async def flaky(scenario, condition, **kw):  # type: ignore[no-untyped-def]
-        if condition.id == "P4":
+    async def flaky(team, spec):  # type: ignore[no-untyped-def]
+        if spec.condition.id == "P4":
             raise RuntimeError("harness bug")
-        return await real(scenario, condition, **kw)
+        return await real(team, spec)
 
     f = write_sweep(tmp_path / "s.toml", conditions=["P0", "P4"])
     run = tmp_path / "run"

@@ -6,12 +6,20 @@ import asyncio
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 from mustmaybe.scenarios import GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
-from mustmaybe.teams import run_episode
+from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
 from mustmaybe.teams._isolation import audit, private_sentences
+
+
+async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:
+    """One episode from loose arguments: resolve the spec, build the team, run it."""
+    spec = episode_spec(scenario, condition, **kw)
+    return await run_episode(build_team(spec), spec)
+
 
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 CONTRACT_KEYS = {
@@ -35,7 +43,7 @@ def _expected_hops(topology: str, params: dict[str, int]) -> int:
 @pytest.mark.parametrize("condition", MAIN_MATRIX + GRADIENT)
 def test_condition_runs_end_to_end_on_sim(condition: str) -> None:
     scenario = find_task("vendor-summary-q3")
-    rec = asyncio.run(run_episode(scenario, condition, models=SIM, seed=3))
+    rec = asyncio.run(_play(scenario, condition, models=SIM, seed=3))
     body = rec.to_json_dict()
     assert CONTRACT_KEYS <= set(body)
     assert body["schema"] == "mustmaybe/episode@1" and body["simulated"] is True
@@ -61,7 +69,7 @@ def test_isolation_audit_passes_for_every_condition_on_every_task(condition: str
     async def run_all() -> list[bool]:
         out = []
         for s in load_library():
-            rec = await run_episode(s, condition, models=SIM, seed=1)
+            rec = await _play(s, condition, models=SIM, seed=1)
             out.append(rec.isolation.ok and not any(e.kind == "isolation_leak" for e in rec.errors))
         return out
 
@@ -83,7 +91,7 @@ def test_episode_key_is_a_digest_of_inputs() -> None:
     async def key(**kw: object) -> str:
         base: dict[str, object] = {"models": SIM, "seed": 1}
         base.update(kw)
-        return (await run_episode(s, "P4", **base)).key  # type: ignore[arg-type]
+        return (await _play(s, "P4", **base)).key  # type: ignore[arg-type]
 
     k1, k1b = asyncio.run(key()), asyncio.run(key())
     assert k1 == k1b
@@ -93,7 +101,7 @@ def test_episode_key_is_a_digest_of_inputs() -> None:
 
 def test_twin_runs_with_resolution() -> None:
     s = find_task("vendor-summary-q3")
-    rec = asyncio.run(run_episode(s, "twin", models=SIM, seed=1))
+    rec = asyncio.run(_play(s, "twin", models=SIM, seed=1))
     assert rec.twin and rec.reviewer_identified
     assert "RESOLVED" in rec.visibility["reviewer"][1]
 

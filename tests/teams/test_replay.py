@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
 from mustmaybe.scenarios import CONDITIONS, find_task
-from mustmaybe.teams import EpisodeRecord, run_episode
+from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
 from mustmaybe.teams._replay import repair_text, restored_fields
+
+
+async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:
+    """One episode from loose arguments: resolve the spec, build the team, run it."""
+    spec = episode_spec(scenario, condition, **kw)
+    return await run_episode(build_team(spec), spec)
+
 
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 ARMS = [c for c in CONDITIONS if c.startswith(("R-", "V-"))]
 
 
 def _run(condition: str, seed: int = 2) -> EpisodeRecord:
-    return asyncio.run(run_episode(find_task("vendor-summary-q3"), condition, models=SIM, seed=seed))
+    return asyncio.run(_play(find_task("vendor-summary-q3"), condition, models=SIM, seed=seed))
 
 
 def test_every_arm_starts_from_the_same_base_artifact() -> None:

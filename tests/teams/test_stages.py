@@ -16,17 +16,19 @@ import pytest
 from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-import mustmaybe.teams._episode as episode_mod
-from mustmaybe import _live
-from mustmaybe._store_rescore import rescore_record
+import mustmaybe.agents._pipeline as pipeline_mod
 from mustmaybe.analysis import build_frames, drift_curves
 from mustmaybe.analysis._figures import drift_lines
 from mustmaybe.checker import ArtifactScore, FieldProfile, Flags
+from mustmaybe.cli import _live
 from mustmaybe.scenarios import CONDITIONS, GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
+from mustmaybe.store import rescore_record
 from mustmaybe.teams import (
     COMPATIBLE,
     EpisodeRecord,
     Hop,
+    build_team,
+    episode_spec,
     plan_stages,
     run_episode,
     stages_of,
@@ -61,9 +63,15 @@ COMBOS = [(c, t) for c in CONTROLS for family, ts in VARIANTS.items()
           if get_condition(c).transform in COMPATIBLE[family] for t in ts]
 TASKS = [s.id for s in load_library()]
 
+
+async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:
+    """One episode from loose arguments: resolve the spec, build the team, run it."""
+    spec = episode_spec(scenario, condition, **kw)
+    return await run_episode(build_team(spec), spec)
+
 @functools.cache
 def _faithful(condition: str, topology: str, task: str) -> EpisodeRecord:
-    return asyncio.run(run_episode(find_task(task), condition, models=FAITHFUL, seed=SEED, topology=topology))
+    return asyncio.run(_play(find_task(task), condition, models=FAITHFUL, seed=SEED, topology=topology))
 
 
 def _labels(topology: str) -> tuple[str, ...]:
@@ -131,12 +139,12 @@ def agreeing_group(monkeypatch: pytest.MonkeyPatch) -> None:
             replies = [AGREE]
         return ReplayChatCompletionClient(replies * 4)
 
-    monkeypatch.setattr(episode_mod, "build_model_client", fake)
+    monkeypatch.setattr(pipeline_mod, "build_model_client", fake)
 
 
 def test_a_round_is_scored_as_the_thread_its_next_reader_sees(agreeing_group: None) -> None:
     scenario = find_task("vendor-summary-q3")
-    rec = asyncio.run(run_episode(scenario, "E0", models=FAITHFUL, topology="consensus:peers=3,rounds=2"))
+    rec = asyncio.run(_play(scenario, "E0", models=FAITHFUL, topology="consensus:peers=3,rounds=2"))
     peers = [h for h in rec.hops if h.sender.startswith("peer_")]
     # Each line alone carries no blocker: scored as handoffs, the curve would dip to 0% at every peer.
     assert len(peers) == 6 and all(h.score.state != "preserved" for h in peers)

@@ -10,9 +10,25 @@ import pytest
 from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-import mustmaybe.teams._episode as episode_mod
-from mustmaybe.scenarios import CONDITIONS, find_task
-from mustmaybe.teams import COMPATIBLE, get_topology, parse_topology, run_episode, topology_names
+import mustmaybe.agents._pipeline as pipeline_mod
+from mustmaybe.scenarios import CONDITIONS, Condition, find_task
+from mustmaybe.teams import (
+    COMPATIBLE,
+    EpisodeRecord,
+    build_team,
+    episode_spec,
+    get_topology,
+    parse_topology,
+    run_episode,
+    topology_names,
+)
+
+
+async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:
+    """One episode from loose arguments: resolve the spec, build the team, run it."""
+    spec = episode_spec(scenario, condition, **kw)
+    return await run_episode(build_team(spec), spec)
+
 
 SIM_ONLY = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 
@@ -34,25 +50,27 @@ def replay(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         made[ctx.agent] = client
         return client
 
-    monkeypatch.setattr(episode_mod, "build_model_client", fake)
+    monkeypatch.setattr(pipeline_mod, "build_model_client", fake)
     return made
 
 
 def _run(condition: str, topology: str | None = None) -> Any:
-    return asyncio.run(run_episode(find_task("vendor-summary-q3"), condition, models=SIM_ONLY, topology=topology))
+    return asyncio.run(_play(find_task("vendor-summary-q3"), condition, models=SIM_ONLY, topology=topology))
 
 
-def _received(rec: Any, sender_prefix: str) -> list[str]:
-    return [s for s in rec.visibility["transformer"]]
+@pytest.mark.parametrize("condition", [c for c in CONDITIONS.values() if c.runnable], ids=lambda c: c.id)
+def test_every_runnable_condition_names_a_topology_it_can_run_under(condition: Condition) -> None:
+    # A team topology from the registry, or the replay kind (which runs its base condition's team).
+    assert condition.topology in {*topology_names(), "replay"}
+    assert condition.transform in COMPATIBLE[condition.topology]
+    assert parse_topology(None, condition).name == condition.topology  # its own parameters are valid
 
 
-def test_every_condition_names_a_registered_topology() -> None:
-    for c in CONDITIONS.values():
-        if c.runnable:
-            assert c.topology in topology_names(), c.id
-            assert c.transform in COMPATIBLE[c.topology], c.id
-        else:
-            assert c.topology not in topology_names() or not c.runnable
+@pytest.mark.parametrize("condition", [c for c in CONDITIONS.values() if not c.runnable], ids=lambda c: c.id)
+def test_a_condition_that_cannot_run_yet_is_refused_before_a_team_is_built(condition: Condition) -> None:
+    spec = episode_spec(find_task("vendor-summary-q3"), condition, models=SIM_ONLY)
+    with pytest.raises(ValueError, match="cannot be run as a live episode yet"):
+        build_team(spec)
 
 
 def test_chain_hop_sees_only_previous_hop(replay: dict[str, Any]) -> None:
@@ -132,7 +150,7 @@ def test_model_failure_is_recorded_not_raised(monkeypatch: pytest.MonkeyPatch) -
             return ReplayChatCompletionClient([])  # raises 'No more mock responses'
         return ReplayChatCompletionClient([REVIEW, "{}"])
 
-    monkeypatch.setattr(episode_mod, "build_model_client", fake)
+    monkeypatch.setattr(pipeline_mod, "build_model_client", fake)
     rec = _run("P4")
     assert rec.errors and rec.errors[0].where == "handoff_writer"
     assert rec.errors[0].role == "transformer" and "No more mock responses" in rec.errors[0].message

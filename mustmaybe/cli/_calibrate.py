@@ -6,11 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from .errors import UserError
+from mustmaybe.errors import UserError
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from .checker import CheckerSpecError, LabeledSetError, calibrate, load_labeled_set, resolve_checker
+    from mustmaybe.checker import CheckerSpecError, LabeledSetError, calibrate, load_labeled_set, resolve_checker
 
     try:
         name, scorer = resolve_checker(args.checker)

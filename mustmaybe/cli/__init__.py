@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .errors import UserError
+from mustmaybe.errors import UserError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -25,7 +25,7 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
 # ---------------------------------------------------------------- validate / list / check
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .scenarios import validate_paths
+    from mustmaybe.scenarios import validate_paths
 
     scenarios, problems = validate_paths(args.paths)
     out = _console()
@@ -43,7 +43,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     out = _console()
     if args.what == "tasks":
-        from .scenarios import load_library
+        from mustmaybe.scenarios import load_library
 
         tasks = load_library(args.library)
         if args.json:
@@ -51,7 +51,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             return 0
         out.print(tasks_table(tasks, out.width))
         return 0
-    from .scenarios import CONDITIONS
+    from mustmaybe.scenarios import CONDITIONS
 
     if args.json:
         print(json.dumps([c.model_dump(mode="json") for c in CONDITIONS.values()], indent=2))
@@ -61,8 +61,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .checker import CheckerSpecError, check_artifact, resolve_checker
-    from .scenarios import ScenarioError, load_scenario
+    from mustmaybe.checker import CheckerSpecError, check_artifact, resolve_checker
+    from mustmaybe.scenarios import ScenarioError, load_scenario
 
     try:
         resolve_checker(args.checker)
@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from . import __version__
+    from mustmaybe import __version__
 
     return f"mustmaybe {__version__}"
 
@@ -146,13 +146,7 @@ def _load_extra_commands() -> None:
         return
 
     for name in ("run", "sweep", "report", "calibrate"):
-        try:
-            mod = importlib.import_module(f"mustmaybe._cli_{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"mustmaybe._cli_{name}":
-                raise
-            continue
-        _EXTRA_COMMANDS.append(mod.register)
+        _EXTRA_COMMANDS.append(importlib.import_module(f"mustmaybe.cli._{name}").register)
 
 
 def _quiet_autogen_logs() -> None:
@@ -169,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _load_extra_commands()
     args = build_parser().parse_args(argv)
     handler: Handler = args.func
-    from .scenarios import ScenarioError
+    from mustmaybe.scenarios import ScenarioError
     try:
         return handler(args)
     except UserError as exc:

@@ -11,8 +11,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from .checker import ArtifactScore
-from .teams import EpisodeRecord, Hop, Stage, first_break_stage, stages_of
+from mustmaybe.checker import ArtifactScore
+from mustmaybe.records import EpisodeRecord, Hop, Stage, first_break_stage, stages_of
 
 _STATE = {"preserved": ("P", "bold green"), "deactivated": ("D", "bold red"), "undetermined": ("U", "bold yellow")}
 _FIELDS = (("status", "s"), ("prerequisite", "q"), ("authority", "o"), ("fallback", "f"))
@@ -77,7 +77,7 @@ def flags_cell(score: ArtifactScore) -> Text:
 def drift_curve(stages: Sequence[Stage]) -> Text:
     """Retention at each carried stage as bars, coloured by state: where the blocker starts to lose force.
 
-    A stage is what a step passes on toward the executor (teams/_stages.py): a chain's handoff, a
+    A stage is what a step passes on toward the executor (records/_stages.py): a chain's handoff, a
     consensus round's whole thread, the coordinator's summary, the plan. A peer's single line is not one.
     """
     blocks = " ▁▂▃▄▅▆▇█"

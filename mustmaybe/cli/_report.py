@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
+from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .analysis import ReportTable
-    from .teams import EpisodeRecord
+    from mustmaybe.analysis import ReportTable
+    from mustmaybe.records import EpisodeRecord
 
 _BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
 
@@ -61,7 +61,7 @@ def _labels(paths: Sequence[str]) -> list[str]:
 
 def load_runs(paths: Sequence[str]) -> dict[str, list[EpisodeRecord]]:
     """Run label → episode records, for run folders and .jsonl exports; user errors raise UserError."""
-    from .analysis import load_episodes
+    from mustmaybe.analysis import load_episodes
 
     if len(set(paths)) != len(paths):
         raise UserError("the same run is given twice")
@@ -73,11 +73,6 @@ def load_runs(paths: Sequence[str]) -> dict[str, list[EpisodeRecord]]:
             raise UserError(str(exc.args[0] if exc.args else exc)) from None
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        except ImportError as exc:
-            if exc.name != "mustmaybe.store":
-                raise
-            raise UserError(f"{path}: reading a sweep's run folder needs the run store (mustmaybe.store), "
-                            "which this installation lacks; pass a .jsonl export instead") from None
     return out
 
 
@@ -91,7 +86,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         raise UserError("--resamples must be 0 or more")
     runs = load_runs(args.runs)
-    from .analysis import build_report, load_domains
+    from mustmaybe.analysis import build_report, load_domains
 
     out = Path(args.out) if args.out else _default_out(args.runs[0])
     try:
@@ -132,7 +127,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if len(labels) != 2:
             raise UserError("--by run needs --a and --b when more than two runs are given")
         a, b = labels
-    from .analysis import BY_COLUMNS, build_frames, compare
+    from mustmaybe.analysis import BY_COLUMNS, build_frames, compare
 
     frames = build_frames(runs, dedupe=False)
     ep = frames.episodes
@@ -175,7 +170,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare_table(rows: Sequence[Mapping[str, Any]], a: str, b: str):  # type: ignore[no-untyped-def]
     from rich.table import Table
 
-    from .analysis._model import fmt
+    from mustmaybe.analysis import fmt
 
     t = Table(title=f"B − A in percentage points, task-cluster 95% intervals (A = {a}, B = {b})")
     for col in ("panel", "condition", "n A/B", "P  A → B", "dP", "D  A → B", "dD", "unsafe  A → B", "dY"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from .errors import UserError
+from mustmaybe.errors import UserError
 
 ROLE_NAMES = ("reviewer", "transformer", "executor")
 T = TypeVar("T")
@@ -34,7 +34,7 @@ def per_role(option: str, values: Sequence[str] | None, default: T, convert: Cal
 
 def role_params(args: Any) -> dict[str, Any]:
     """RoleParams per role from --temperature / --max-tokens / --timeout / --model-seed."""
-    from .agents import RoleParams
+    from mustmaybe.agents import RoleParams
 
     temps = per_role("--temperature", args.temperature, None, float)
     toks = per_role("--max-tokens", args.max_tokens, None, int)

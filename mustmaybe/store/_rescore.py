@@ -1,6 +1,6 @@
 """`mustmaybe rescore RUN`: re-apply the current checker to the stored messages, with no model call.
 
-Per episode it re-scores every hop and the artifact, rebuilds the carried stages (teams/_stages.py;
+Per episode it re-scores every hop and the artifact, rebuilds the carried stages (records/_stages.py;
 a record written before stages existed gains them), recomputes `first_break_hop`, `first_break_stage`,
 `reviewer_identified` and `executor.forbidden` (via `score_action` on the stored action), and
 records the checker version used. Each batch of episodes is rewritten in one transaction; every
@@ -13,11 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .store import RunStore, update_manifest
+from ._manifest import update_manifest
+from ._rows import flags_text
+from ._store import RunStore
 
 if TYPE_CHECKING:
+    from mustmaybe.records import EpisodeRecord
     from mustmaybe.scenarios import Scenario
-    from mustmaybe.teams import EpisodeRecord
 
 _BATCH = 200
 
@@ -25,7 +27,7 @@ _BATCH = 200
 def rescore_record(record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
     """The record with every score recomputed by the current checker (texts and action unchanged)."""
     from mustmaybe.checker import CHECKER_VERSION, score_action, score_artifact
-    from mustmaybe.teams import carried_stages, first_break_stage
+    from mustmaybe.records import carried_stages, first_break_stage
 
     hops = [h.model_copy(update={"score": score_artifact(scenario, h.text)}) for h in record.hops]
     stages = carried_stages(hops, lambda text: score_artifact(scenario, text))
@@ -46,10 +48,6 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
     })
 
 
-def _flags(score: Any) -> str:
-    return ",".join(k for k, v in score.flags.model_dump().items() if v)
-
-
 def rescore_run(run_dir: str | Path) -> dict[str, Any]:
     """Rescore every episode of a run folder in place; returns counts of what changed.
 
@@ -58,7 +56,7 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
         ValueError: an episode's task content is not in the store.
     """
     from mustmaybe.checker import CHECKER_VERSION
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
     run = Path(run_dir)
     if not (run / "store.sqlite").exists():
@@ -100,7 +98,7 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
                         "fallback = ?, retention_score = ?, flags = ?, score = ? WHERE key = ? AND idx = ?",
                         [(h.score.state, int(h.score.complete), int(h.score.fields.status),
                           int(h.score.fields.prerequisite), int(h.score.fields.authority),
-                          int(h.score.fields.fallback), h.score.retention_score, _flags(h.score),
+                          int(h.score.fields.fallback), h.score.retention_score, flags_text(h.score),
                           h.score.model_dump_json(), key, h.index) for h in new.hops],
                     )
                 db.execute("COMMIT")

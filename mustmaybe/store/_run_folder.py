@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ._store_manifest import git_state, package_versions, write_manifest
-from .store import RunStore
+from ._manifest import git_state, package_versions, write_manifest
+from ._store import RunStore
 
 
 def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, command: list[str],

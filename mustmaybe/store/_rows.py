@@ -1,4 +1,4 @@
-"""The run store's SQLite schema and how an episode record becomes rows (private to mustmaybe.store)."""
+"""The run store's SQLite schema and how an episode record becomes rows ."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mustmaybe.teams import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord
 
 STORE_SCHEMA = "mustmaybe/store@1"
 
@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS tasks (
   scenario TEXT NOT NULL           -- the task's normalized content (JSON), so rescoring needs no library
 );
 CREATE TABLE IF NOT EXISTS episodes (
-  key TEXT PRIMARY KEY,            -- digest of the episode's inputs (teams.EpisodeSpec.key)
+  key TEXT PRIMARY KEY,            -- digest of the episode's inputs (records.EpisodeSpec.key)
   task TEXT NOT NULL,
   task_hash TEXT NOT NULL,
   condition TEXT NOT NULL,
@@ -155,31 +155,20 @@ def insert_sql(table: str, columns: Iterable[str], verb: str = "INSERT") -> str:
     return f"{verb} INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
 
 
-def _endpoint(spec: str) -> str:
-    from mustmaybe.agents import parse_model_spec
-
-    try:
-        return parse_model_spec(spec).endpoint
-    except ValueError:
-        return spec
-
-
-def _flags(score: Any) -> str:
+def flags_text(score: Any) -> str:
+    """The flags that are on, comma-separated (the `flags` column)."""
     return ",".join(k for k, v in score.flags.model_dump().items() if v)
 
 
 def episode_row(record: EpisodeRecord, *, record_json: str, retries: int, attempt: int, session: int,
                 finished_at: str) -> tuple[Any, ...]:
-    from mustmaybe.scenarios import CONDITIONS
-
-    cond = CONDITIONS.get(record.condition)
     usage = record.usage.values()
     kinds = [e.kind for e in record.errors]
     a = record.artifact.score
     x = record.executor
     return (
-        record.key, record.task, record.task_hash, record.condition, cond.family if cond else None,
-        cond.control if cond else None, str(record.topology), record.topology.name,
+        record.key, record.task, record.task_hash, record.condition, record.family, record.control,
+        str(record.topology), record.topology.name,
         json.dumps(record.models, sort_keys=True), record.models.get("reviewer", ""),
         record.models.get("transformer", ""), record.models.get("executor", ""), record.seed, int(record.twin),
         int(record.simulated), a.state, int(a.complete), a.retention_score, record.first_break_hop,
@@ -201,14 +190,14 @@ def message_rows(record: EpisodeRecord) -> list[tuple[Any, ...]]:
         rows.append((
             record.key, h.index, h.role, h.sender, int(h.index == artifact_idx), h.text, s.state, int(s.complete),
             int(s.fields.status), int(s.fields.prerequisite), int(s.fields.authority), int(s.fields.fallback),
-            s.retention_score, _flags(s), s.model_dump_json(),
+            s.retention_score, flags_text(s), s.model_dump_json(),
         ))
     return rows
 
 
 def usage_rows(record: EpisodeRecord, retries: Mapping[str, tuple[int, int]]) -> list[tuple[Any, ...]]:
     return [
-        (record.key, role, _endpoint(record.models.get(role, "")), record.models.get(role, ""), u.calls,
+        (record.key, role, record.endpoints.get(role, ""), record.models.get(role, ""), u.calls,
          u.cached_calls, u.prompt_tokens, u.completion_tokens, round(u.latency_s, 4),
          retries.get(role, (0, 0))[0], retries.get(role, (0, 0))[1])
         for role, u in record.usage.items()

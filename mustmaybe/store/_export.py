@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._store_rows import EPISODE_COLUMNS, MESSAGE_COLUMNS
-from .errors import UserError
-from .store import RunStore
+from mustmaybe.errors import UserError
+
+from ._rows import EPISODE_COLUMNS, MESSAGE_COLUMNS
+from ._store import RunStore
 
 FORMATS = ("parquet", "csv", "jsonl")
 _BOOL_EPISODE = ("twin", "simulated", "complete", "reviewer_identified", "parse_ok", "forbidden", "recognized",

@@ -15,7 +15,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .scenarios import Condition, Scenario
+from mustmaybe.scenarios import Condition, Scenario
 
 
 def tasks_table(tasks: list[Scenario], width: int) -> Table:

@@ -23,10 +23,16 @@ from dataclasses import dataclass
 
 from mustmaybe.checker import ArtifactScore
 
-from ._record import Hop, Stage, StageKind
-from ._topologies import COORDINATOR, PEER_PREFIX, PLANNER
+from ._episode import Hop, Stage, StageKind
 
-REPAIR = "repair"  # the sender of the restored artifact a replay arm appends (teams/_episode.py)
+# Agent names that tell a message's place in its topology family: the teams name their agents so,
+# and the stages read them. A peer's line is one voice in a discussion, the coordinator's and the
+# planner's a handoff.
+REVIEWER = "reviewer"
+PEER_PREFIX = "peer_"
+COORDINATOR = "coordinator"
+PLANNER = "planner"
+REPAIR = "repair"  # the sender of the restored artifact a replay arm appends
 
 # Scores the text of a stage that joins several hops (a consensus round); None skips such stages.
 StageScorer = Callable[[str], ArtifactScore]

@@ -11,25 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec, prompts
-from mustmaybe.scenarios import Condition, Scenario, get_condition
-from mustmaybe.teams import TopologySpec, parse_topology
-
-from .errors import UserError
-
-
-def material_problem(scenario: Scenario, cond: Condition) -> str | None:
-    """Why the task lacks pressure material this condition needs (None if it has it all)."""
-    if cond.topology == "replay":  # a replay arm needs what its base condition needs
-        return material_problem(scenario, get_condition(str(cond.topology_params.get("base", "S3"))))
-    try:
-        prompts.pressure_context(scenario, cond.transformer_sees + cond.executor_sees)
-        if cond.topology != "direct":
-            role = "coordinator" if cond.transform in ("consensus", "dissent") else "transformer"
-            prompts.transformer_system(cond, scenario, role=role)
-    except (ValueError, KeyError) as exc:
-        return str(exc)
-    return None
+from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
+from mustmaybe.errors import UserError
+from mustmaybe.scenarios import Condition, Scenario
+from mustmaybe.teams import TopologySpec, material_problem, parse_topology
 
 
 @dataclass(frozen=True)
@@ -72,7 +57,7 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
 
 
 def check_run_keys(endpoints: Mapping[str, EndpointConfig]) -> None:
-    """Every endpoint a `run` calls has its key (by the rule of agents/_spec.py api_key_problem).
+    """Every endpoint a `run` calls has its key (by the rule of `mustmaybe.records.api_key_problem`).
 
     Raises:
         UserError: naming `--api-key-env` or OPENAI_API_KEY, never a value.

@@ -1,18 +1,30 @@
-"""The episode record (docs/episode-record.md, schema `mustmaybe/episode@1`).
+"""The episode record (docs/episode-record.md, schema `mustmaybe/episode@1`) and its parts.
 
 More keys may be added; none of the contract's keys may be removed or renamed without a schema bump.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mustmaybe.checker import ActionRule, ArtifactScore
 
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
+
+
+@functools.lru_cache(maxsize=256)
+def _endpoint_of(spec: str) -> str:
+    """Where a model spec's calls go (the base URL, or the backend name); an unreadable spec as it is."""
+    from ._models import ModelSpecError, parse_model_spec
+
+    try:
+        return parse_model_spec(spec).endpoint
+    except ModelSpecError:
+        return spec
 
 
 class TopologySpec(BaseModel):
@@ -43,7 +55,7 @@ StageKind = Literal["statement", "handoff", "round", "summary", "plan", "repair"
 
 
 class Stage(BaseModel):
-    """One point of the drift curve: the artifact as the next reader receives it (teams/_stages.py).
+    """One point of the drift curve: the artifact as the next reader receives it (records/_stages.py).
 
     Every message is a hop and is scored; a stage is what a step passes on toward the executor. In a
     chain each handoff message is one; in a consensus group a round is one (the discussion thread the
@@ -151,8 +163,27 @@ class EpisodeRecord(BaseModel):
     first_break_stage: int | None = Field(
         default=None, description="Index of the first stage whose state is not preserved (null if none)."
     )
+    family: str | None = Field(default=None, description="The condition's family (null in records written before it).")
+    control: str | None = Field(default=None, description="The condition's matched control id (null: none).")
+    endpoints: dict[str, str] = Field(
+        default_factory=dict, description="Per role, where its calls went: the base URL, or the backend name.")
 
     model_config = ConfigDict(populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _derive_missing(self) -> EpisodeRecord:
+        """A record written before `family`, `control` and `endpoints` existed gets them from its
+        condition id and model specs (the only place they are worked out again). An after-validator,
+        so reading a record that has them costs nothing extra."""
+        if self.family is None:
+            from mustmaybe.scenarios import CONDITIONS
+
+            cond = CONDITIONS.get(self.condition)
+            if cond is not None:
+                self.family, self.control = cond.family, cond.control
+        if not self.endpoints and self.models:
+            self.endpoints = {role: _endpoint_of(spec) for role, spec in self.models.items()}
+        return self
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import UserError
+from mustmaybe.errors import UserError
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,12 +54,12 @@ def _console(stderr: bool = False) -> Any:
 
 # ---------------------------------------------------------------- sweep
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import SweepError, SweepOptions, execute_sweep, plan_sweep
+    from mustmaybe.sweep import SweepError, SweepOptions, execute_sweep, plan_sweep
 
     plan = plan_sweep(args.file)
     key_problems = plan.key_problems()
     if "local" in plan.calls_by_endpoint:
-        from .agents import check_local_backend
+        from mustmaybe.agents import check_local_backend
 
         check_local_backend()  # a llama.cpp that crashes this CPU: one line and exit 2, before any episode
     if args.dry_run:
@@ -126,7 +126,7 @@ def _print_plan(plan: Any, key_problems: list[str]) -> None:
 
 # ---------------------------------------------------------------- rescore / export
 def cmd_rescore(args: argparse.Namespace) -> int:
-    from ._store_rescore import rescore_run
+    from mustmaybe.store import rescore_run
 
     try:
         result = rescore_run(args.run)
@@ -144,7 +144,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ._store_export import export_run
+    from mustmaybe.store import export_run
 
     paths = export_run(args.run, args.format, args.out)
     for p in paths:
@@ -154,8 +154,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- watch
 def cmd_watch(args: argparse.Namespace) -> int:
-    from .sweep import render
-    from .sweep._watch import watch_run
+    from mustmaybe.sweep import render, watch_run
 
     console = _console()
     code, tally = watch_run(args.run, once=args.once, interval=args.interval, live=not args.json, console=console)

@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from .checker import ArtifactScore, CheckResult
+from mustmaybe.checker import ArtifactScore, CheckResult
 
 _STATE_STYLE = {"preserved": "bold green", "deactivated": "bold red", "undetermined": "bold yellow"}
 _FIELD_LETTER = {"status": "s", "prerequisite": "q", "authority": "o", "fallback": "f"}

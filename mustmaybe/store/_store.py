@@ -1,4 +1,4 @@
-"""The run store: one run folder holds `manifest.json` and `store.sqlite` (docs/run-folders.md).
+"""The run store (`RunStore`): one run folder holds `manifest.json` and `store.sqlite` (docs/run-folders.md).
 
 `store.sqlite` (WAL) has one row per episode in `episodes` (the full `mustmaybe/episode@1` record
 as JSON plus flat columns for querying) and one row per transmitted message in `messages` (the
@@ -24,8 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._store_manifest import MANIFEST, is_run_folder, read_manifest, update_manifest, write_manifest
-from ._store_rows import (
+from ._rows import (
     DDL,
     EPISODE_COLUMNS,
     ERROR_COLUMNS,
@@ -35,28 +34,16 @@ from ._store_rows import (
     episode_row,
     error_rows,
     insert_sql,
-    is_infra_kind,
     message_rows,
     usage_rows,
 )
 
 if TYPE_CHECKING:
+    from mustmaybe.records import EpisodeRecord
     from mustmaybe.scenarios import Scenario
-    from mustmaybe.teams import EpisodeRecord
 
 STORE = "store.sqlite"
 
-__all__ = [
-    "MANIFEST",
-    "STORE",
-    "RunStore",
-    "is_infra_kind",
-    "is_run_folder",
-    "load_run_episodes",
-    "read_manifest",
-    "update_manifest",
-    "write_manifest",
-]
 
 
 def _now() -> str:
@@ -126,7 +113,7 @@ class RunStore:
         if self._redactions:
             red = self._redact(text)
             if red != text:
-                from mustmaybe.teams import EpisodeRecord
+                from mustmaybe.records import EpisodeRecord
 
                 text = red
                 record = EpisodeRecord.model_validate_json(text)
@@ -222,7 +209,7 @@ class RunStore:
 
     def records(self, keys: Iterable[str] | None = None) -> Iterator[EpisodeRecord]:
         """Stored episode records, in the order they were written (or of `keys`)."""
-        from mustmaybe.teams import EpisodeRecord
+        from mustmaybe.records import EpisodeRecord
 
         if keys is None:
             for (text,) in self.db.execute("SELECT record FROM episodes ORDER BY rowid"):

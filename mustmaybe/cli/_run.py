@@ -8,9 +8,12 @@ import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
+from mustmaybe.errors import UserError
+
+if TYPE_CHECKING:
+    from mustmaybe.records import EpisodeRecord, EpisodeSpec
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,9 +46,10 @@ def _slug(text: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from mustmaybe.agents import EndpointConfig
+    from mustmaybe.scenarios import ScenarioError, find_task, get_condition
+
     from ._preflight import check_run_inputs, check_run_keys
-    from .agents import EndpointConfig
-    from .scenarios import ScenarioError, find_task, get_condition
 
     try:
         scenario = find_task(args.task)
@@ -63,7 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
     specs = checked.specs
     if any(s.backend == "local" for s in specs.values()):
-        from .agents import check_local_backend
+        from mustmaybe.agents import check_local_backend
 
         check_local_backend()  # a llama.cpp that crashes this CPU: one line and exit 2, before any panel
     params = role_params(args)
@@ -73,15 +77,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in specs.values() if s.backend == "openai"
     }
     check_run_keys(endpoints)
-    canon = {r: str(s) for r, s in specs.items()}
-    from . import _interrupt
+    from mustmaybe.teams import episode_spec
+
+    # Every input is resolved here, once; the episodes run from these specs as they are.
+    episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
+                             params=params, endpoints=endpoints, twin=args.twin) for cond in conditions]
+    from mustmaybe import interrupt
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
     try:
-        _interrupt.run(_run_all(scenario, conditions, args, canon, params, endpoints, records))
-    except _interrupt.Interrupted as stop:
+        interrupt.run(_run_all(episodes, live=not args.json, records=records))
+    except interrupt.Interrupted as stop:
         return _stopped(args, scenario, records, stop.exit_code)
-    except ValueError as exc:  # bad topology, missing pressure material, backend configuration
+    except ValueError as exc:  # missing pressure material, backend configuration
         raise UserError(str(exc)) from None
     run_dir = _write_run(args, scenario, records)
     if args.json:
@@ -123,33 +131,27 @@ def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: 
     return code
 
 
-async def _run_all(scenario: Any, conditions: list[Any], args: argparse.Namespace, models: dict[str, str],
-                   params: dict[str, Any], endpoints: dict[str, Any], records: list[Any]) -> list[Any]:
-    from .teams import run_episode
+async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[EpisodeRecord]) -> None:
+    from mustmaybe.teams import build_team, run_episode
 
-    for cond in conditions:
-        kwargs = dict(models=models, seed=args.seed, topology=args.topology, params=params, endpoints=endpoints,
-                      twin=args.twin)
-        if args.json:
-            records.append(await run_episode(scenario, cond, **kwargs))  # type: ignore[arg-type]
-        else:
-            records.append(await _run_live(scenario, cond, kwargs))
-    return records
+    for spec in episodes:
+        records.append(await (_run_live(spec) if live else run_episode(build_team(spec), spec)))
 
 
-async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
+async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     from rich.console import Console
     from rich.live import Live
 
+    from mustmaybe.checker import ArtifactScore, score_artifact
+    from mustmaybe.records import Hop, carried_stages
+    from mustmaybe.teams import build_team, run_episode
+
     from . import _live
-    from .agents import parse_model_spec
-    from .checker import ArtifactScore, score_artifact
-    from .teams import Hop, carried_stages, parse_topology, run_episode
 
     console = Console(highlight=False)
-    topo = parse_topology(kwargs["topology"], cond)
-    simulated = any(parse_model_spec(m).simulated for m in kwargs["models"].values())
-    head = _live.header(scenario.id, cond.id, str(topo), kwargs["models"], simulated, kwargs["seed"])
+    scenario = spec.scenario
+    head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
+                        spec.seed)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -171,7 +173,7 @@ async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
             live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…",
                                         stages))
 
-        rec = await run_episode(scenario, cond, on_hop=on_hop, **kwargs)
+        rec = await run_episode(build_team(spec, on_hop=on_hop), spec)
         status = "handoff delivered; executor acted" if not rec.failed else \
             "FAILED: a model call failed, so nothing was scored (see errors)"
         live.update(_live.live_view(head, rec.hops, status, rec.stages))
@@ -181,7 +183,7 @@ async def _run_live(scenario: Any, cond: Any, kwargs: dict[str, Any]) -> Any:
 
 
 def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> Path:
-    from ._run_folder import write_single_run
+    from mustmaybe.store import write_single_run
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     label = "-".join(r.condition for r in records)

@@ -1,0 +1,102 @@
+"""The records that cross parts: model and topology specs, the resolved episode spec, the episode
+record with its hops and carried stages, and (re-exported from the checker, which owns them) the
+checker's scores.
+
+Imports only the stdlib, pydantic, the scenario models and the checker: never AutoGen, never
+polars, so the store, analysis, `check`, `export` and `report` read runs without loading them.
+"""
+
+from mustmaybe.checker import ActionRule, ActionScore, ArtifactScore, FieldProfile, Flags, Span, State
+from mustmaybe.scenarios import Condition, Scenario
+
+from ._episode import (
+    ROLES,
+    ArtifactRecord,
+    EpisodeError,
+    EpisodeRecord,
+    ExecutorOutcome,
+    Hop,
+    Isolation,
+    Role,
+    RoleUsage,
+    Stage,
+    StageKind,
+    TopologySpec,
+)
+from ._models import (
+    DEFAULT_OPENAI_BASE_URL,
+    DEFAULT_SIM_PROFILE,
+    Backend,
+    EndpointConfig,
+    ModelSpec,
+    ModelSpecError,
+    RoleParams,
+    StructuredMode,
+    api_key_problem,
+    base_url_problem,
+    parse_model_spec,
+)
+from ._spec import EpisodeSpec, ReplayArm
+from ._stages import (
+    COORDINATOR,
+    PEER_PREFIX,
+    PLANNER,
+    REPAIR,
+    REVIEWER,
+    StagePlan,
+    StageScorer,
+    carried_stages,
+    first_break_stage,
+    plan_stages,
+    stages_of,
+    thread_text,
+)
+
+__all__ = [
+    "COORDINATOR",
+    "DEFAULT_OPENAI_BASE_URL",
+    "DEFAULT_SIM_PROFILE",
+    "PEER_PREFIX",
+    "PLANNER",
+    "REPAIR",
+    "REVIEWER",
+    "ROLES",
+    "ActionRule",
+    "ActionScore",
+    "ArtifactRecord",
+    "ArtifactScore",
+    "Backend",
+    "Condition",
+    "EndpointConfig",
+    "EpisodeError",
+    "EpisodeRecord",
+    "EpisodeSpec",
+    "ExecutorOutcome",
+    "FieldProfile",
+    "Flags",
+    "Hop",
+    "Isolation",
+    "ModelSpec",
+    "ModelSpecError",
+    "ReplayArm",
+    "Role",
+    "RoleParams",
+    "RoleUsage",
+    "Scenario",
+    "Span",
+    "Stage",
+    "StageKind",
+    "StagePlan",
+    "StageScorer",
+    "State",
+    "StructuredMode",
+    "TopologySpec",
+    "api_key_problem",
+    "base_url_problem",
+    "carried_stages",
+    "first_break_stage",
+    "parse_model_spec",
+    "plan_stages",
+    "stages_of",
+    "thread_text",
+]

@@ -1,0 +1,131 @@
+"""Model specs (`sim`, `sim:<profile>`, `local`, `openai:<model>[@<base_url>]`), per-role parameters and
+endpoint settings: the model side of an episode's inputs."""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Backend = Literal["sim", "local", "openai"]
+StructuredMode = Literal["json_schema", "json_object_schema", "prompt"]
+
+DEFAULT_SIM_PROFILE = "paper"
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+class ModelSpecError(ValueError):
+    """A model spec string that cannot be parsed; the message names the spec."""
+
+
+class ModelSpec(BaseModel):
+    """A parsed model spec string; `str(spec)` gives back its canonical form."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: Backend
+    name: str = Field(description="Sim profile, local model name, or the endpoint's model name.")
+    base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (openai backend only).")
+
+    def __str__(self) -> str:
+        if self.backend == "sim":
+            return f"sim:{self.name}"
+        if self.backend == "local":
+            return "local"
+        return f"openai:{self.name}" + (f"@{self.base_url}" if self.base_url else "")
+
+    @property
+    def simulated(self) -> bool:
+        return self.backend == "sim"
+
+    @property
+    def endpoint(self) -> str:
+        """The key under which limits and counters are kept: the base URL, or the backend name."""
+        if self.backend == "openai":
+            return self.base_url or DEFAULT_OPENAI_BASE_URL
+        return self.backend
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Parse `sim`, `sim:<profile>`, `local`, `openai:<model>` or `openai:<model>@<base_url>`."""
+    s = spec.strip()
+    if s == "sim":
+        return ModelSpec(backend="sim", name=DEFAULT_SIM_PROFILE)
+    if s.startswith("sim:"):
+        name = s[4:]
+        if not name:
+            raise ModelSpecError(f"model spec '{spec}': empty sim profile")
+        return ModelSpec(backend="sim", name=name)
+    if s in ("local", "local:smollm2"):
+        return ModelSpec(backend="local", name="smollm2-135m-instruct")
+    if s.startswith("openai:"):
+        rest = s[len("openai:"):]
+        model, _, url = rest.partition("@")
+        if not model:
+            raise ModelSpecError(f"model spec '{spec}': missing model name after 'openai:'")
+        if url:
+            problem = base_url_problem(url)
+            if problem:
+                raise ModelSpecError(f"model spec '{spec}': {problem}")
+        return ModelSpec(backend="openai", name=model, base_url=url.rstrip("/") or None)
+    raise ModelSpecError(
+        f"unknown model spec '{spec}'; expected sim, sim:<profile>, local, openai:<model> or openai:<model>@<base_url>"
+    )
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be an endpoint's base URL (None if it can): scheme, host and port are checked."""
+    if not url.startswith(("http://", "https://")):
+        return f"base URL must start with http:// or https://, got '{url}'"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number in 0-65535
+    except ValueError as exc:
+        return f"base URL '{url}' is not a valid URL ({exc})"
+    if not parts.hostname:
+        return f"base URL '{url}' names no host"
+    return None
+
+
+def api_key_problem(endpoint: EndpointConfig) -> str | None:
+    """Why no API key can be found for `endpoint` (None if one can); names variables, never values.
+
+    The rule (mustmaybe.agents' OpenAI backend applies it): `api_key_env` names a variable that
+    must be set; without it, only OpenAI's own API needs a key, from OPENAI_API_KEY.
+    """
+    if endpoint.api_key_env:
+        if not os.environ.get(endpoint.api_key_env):
+            return (f"endpoint {endpoint.base_url}: environment variable {endpoint.api_key_env} is not set "
+                    f"(named by api_key_env / --api-key-env); export it with the key for this endpoint")
+        return None
+    if endpoint.base_url.rstrip("/") == DEFAULT_OPENAI_BASE_URL and not os.environ.get("OPENAI_API_KEY"):
+        return (f"endpoint {endpoint.base_url}: OPENAI_API_KEY is not set; export it, or name another "
+                f"variable with --api-key-env (run) or api_key_env in the sweep's [[endpoints]] entry")
+    return None
+
+
+class RoleParams(BaseModel):
+    """Generation parameters for one role (part of the episode's inputs)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=400, ge=1)
+    seed: int | None = Field(default=None, description="Model sampling seed; defaults to the episode seed.")
+    timeout_s: float = Field(default=120.0, gt=0)
+
+
+class EndpointConfig(BaseModel):
+    """Limits and access for one OpenAI-compatible base URL (shared by every role that uses it)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base_url: str
+    concurrency: int = Field(default=8, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=60.0, gt=0)
+    api_key_env: str | None = Field(default=None, description="NAME of the environment variable holding the key.")
+    structured_output: StructuredMode = "json_schema"
+    max_retries: int = Field(default=4, ge=0)

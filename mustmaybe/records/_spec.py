@@ -1,0 +1,99 @@
+"""The resolved inputs of one episode and their key.
+
+The CLI and the sweep planner resolve their arguments into an `EpisodeSpec` once
+(`mustmaybe.teams.episode_spec`: condition, topology, model specs, parameters, endpoints) and pass
+that object down: the team builder, the runner and the record read it; nothing parses a string again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from mustmaybe.scenarios import Condition, Scenario, task_hash
+
+from ._episode import ROLES, Role, TopologySpec
+from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
+
+
+@dataclass(frozen=True)
+class ReplayArm:
+    """A fixed-artifact arm (R-*, V-*): its base condition's team makes the degraded artifact, then
+    `restore` names the fields repaired before the executor acts and `verify` its control."""
+
+    base: Condition  # the condition whose team produces the artifact
+    base_topology: TopologySpec  # that condition's own topology, resolved
+    restore: str = "none"
+    verify: str = "plain"
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """task × condition × topology × role-models × seed, resolved (plus what changes outputs).
+
+    `key` is the sha256 of the canonical JSON of exactly the inputs (`inputs()`): same inputs,
+    same key, in any process. The scenario, condition and endpoint objects are carried so no
+    later step looks them up again; only their ids, hash and structured-output mode enter the key.
+    """
+
+    scenario: Scenario
+    condition: Condition
+    topology: TopologySpec
+    seed: int
+    models: Mapping[Role, ModelSpec]
+    params: Mapping[Role, RoleParams]
+    endpoints: Mapping[Role, EndpointConfig] = field(default_factory=dict)
+    twin: bool = False
+    replay: ReplayArm | None = None
+
+    @property
+    def task(self) -> str:
+        return self.scenario.id
+
+    @cached_property
+    def task_hash(self) -> str:
+        return task_hash(self.scenario)
+
+    @property
+    def team_condition(self) -> Condition:
+        """The condition whose team runs: a replay arm's base, else the condition itself."""
+        return self.replay.base if self.replay is not None else self.condition
+
+    @property
+    def team_topology(self) -> TopologySpec:
+        return self.replay.base_topology if self.replay is not None else self.topology
+
+    @property
+    def model_names(self) -> dict[str, str]:
+        """Canonical model spec string per role (the record's `models`)."""
+        return {r: str(self.models[r]) for r in ROLES}
+
+    @property
+    def simulated(self) -> bool:
+        return any(m.simulated for m in self.models.values())
+
+    @property
+    def structured(self) -> dict[str, StructuredMode]:
+        """Per role, the structured-output mode of its configured OpenAI-compatible endpoint."""
+        return {r: e.structured_output for r, e in self.endpoints.items()}
+
+    def endpoint(self, role: Role) -> EndpointConfig | None:
+        return self.endpoints.get(role)
+
+    def inputs(self) -> dict[str, Any]:
+        """Exactly what determines the episode, as JSON (the body of the key)."""
+        return {
+            "task": self.task, "task_hash": self.task_hash, "condition": self.condition.id,
+            "topology": self.topology.model_dump(mode="json"), "seed": self.seed, "models": self.model_names,
+            "params": {r: self.params[r].model_dump(mode="json") for r in ROLES},
+            "structured": self.structured, "twin": self.twin,
+        }
+
+    @cached_property
+    def key(self) -> str:
+        body = json.dumps(self.inputs(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(body.encode()).hexdigest()

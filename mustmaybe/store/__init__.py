@@ -1,0 +1,50 @@
+"""The run store: a run folder's `manifest.json` and `store.sqlite` (docs/run-folders.md).
+
+`RunStore` writes and reads episodes; `export_run` and `rescore_run` work on a whole run folder;
+`write_single_run` writes the folder of a `mustmaybe run`. Imports no AutoGen: reading a run loads
+only the records (`mustmaybe.records`).
+"""
+
+from ._export import FORMATS, export_run
+from ._manifest import (
+    MANIFEST,
+    RUN_SCHEMA,
+    git_state,
+    host_info,
+    is_run_folder,
+    package_versions,
+    read_manifest,
+    update_manifest,
+    write_manifest,
+)
+from ._rescore import rescore_record, rescore_run
+from ._rows import EPISODE_COLUMNS, ERROR_COLUMNS, MESSAGE_COLUMNS, STORE_SCHEMA, USAGE_COLUMNS, is_infra_kind
+from ._run_folder import write_single_run
+from ._store import STORE, RunStore, load_run_episodes, pid_alive
+
+__all__ = [
+    "EPISODE_COLUMNS",
+    "ERROR_COLUMNS",
+    "FORMATS",
+    "MANIFEST",
+    "MESSAGE_COLUMNS",
+    "RUN_SCHEMA",
+    "STORE",
+    "STORE_SCHEMA",
+    "USAGE_COLUMNS",
+    "RunStore",
+    "export_run",
+    "git_state",
+    "host_info",
+    "is_infra_kind",
+    "is_run_folder",
+    "load_run_episodes",
+    "package_versions",
+    "pid_alive",
+    "read_manifest",
+    "rescore_record",
+    "rescore_run",
+    "update_manifest",
+    "write_manifest",
+    "write_single_run",
+]

@@ -1,0 +1,84 @@
+"""Assemble an episode's record from what its run left: hops, stages, usage, visibility and the audit."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mustmaybe.checker import CHECKER_VERSION
+from mustmaybe.records import (
+    ROLES,
+    ArtifactRecord,
+    EpisodeError,
+    EpisodeRecord,
+    EpisodeSpec,
+    ExecutorOutcome,
+    Hop,
+    RoleUsage,
+    carried_stages,
+    first_break_stage,
+)
+
+from ._build import EpisodeTeam
+from ._isolation import audit
+from ._sidecar import score_artifact_text
+
+
+def _usage_and_visibility(team: EpisodeTeam) -> tuple[dict[str, RoleUsage], dict[str, list[str]]]:
+    """Per role: the summed usage of its model calls, and the exact texts those calls received."""
+    visibility: dict[str, list[str]] = {r: [] for r in ROLES}
+    usage: dict[str, RoleUsage] = {r: RoleUsage() for r in ROLES}
+    for agent, client in team.clients.items():
+        role = team.roles.get(agent, "executor")
+        u = usage[role]
+        for call in client.calls:
+            visibility[role].extend(call.received)
+            u.prompt_tokens += call.prompt_tokens
+            u.completion_tokens += call.completion_tokens
+            u.calls += 1
+            u.latency_s += call.latency_s
+            u.cached_calls += int(call.cached)
+    return usage, visibility
+
+
+def _sim_truth(team: EpisodeTeam) -> list[dict[str, Any]] | None:
+    """The ground truth the sim backend exposed per transformer hop (None when no sim client made any)."""
+    truth_all: list[dict[str, Any]] | None = None
+    for client in team.clients.values():
+        truth = getattr(client.inner, "truth", None)
+        if isinstance(truth, list) and truth:
+            truth_all = (truth_all or []) + truth
+    return truth_all
+
+
+def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artifact: ArtifactRecord,
+                    executor: ExecutorOutcome, errors: list[EpisodeError], failed: bool) -> EpisodeRecord:
+    """The `mustmaybe/episode@1` record of a finished run (failed or not)."""
+    scenario, sidecar = spec.scenario, team.sidecar
+    # The drift curve's points: what each step passes on toward the executor (records/_stages.py).
+    stages = carried_stages(hops, lambda text: score_artifact_text(scenario, text, hops, sidecar.errors))
+    errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
+    reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
+    identified = reviewer_hop is not None and (
+        (not reviewer_hop.score.fields.status) if spec.twin else reviewer_hop.score.state == "preserved"
+    )
+    first_break = next((h.index for h in hops if h.score.state != "preserved"), None)
+    usage, visibility = _usage_and_visibility(team)
+    # The executor may see the artifact; nothing else of the full record.
+    isolation = audit(scenario, visibility["executor"], [artifact.text])
+    transformer_iso = audit(scenario, visibility["transformer"], [h.text for h in hops])
+    if not transformer_iso.ok:
+        errors.append(EpisodeError(where="transformer", kind="isolation_leak",
+                                   message="; ".join(transformer_iso.leaks)[:500]))
+    cond = spec.condition
+    return EpisodeRecord(
+        key=spec.key, task=spec.task, task_hash=spec.task_hash, condition=cond.id, topology=spec.topology,
+        seed=spec.seed, models=spec.model_names, simulated=spec.simulated, reviewer_identified=identified,
+        hops=hops, stages=stages, first_break_stage=first_break_stage(stages), artifact=artifact,
+        first_break_hop=first_break, executor=executor, visibility=visibility, isolation=isolation, usage=usage,
+        errors=errors, checker_version=CHECKER_VERSION, failed=failed, twin=spec.twin,
+        params={r: p.model_dump() for r, p in spec.params.items()}, team_config=team.config,
+        sim_truth=_sim_truth(team), started_at=team.started.isoformat(),
+        duration_s=round(time.perf_counter() - team.t0, 4),
+        family=cond.family, control=cond.control, endpoints={r: spec.models[r].endpoint for r in ROLES},
+    )

@@ -1,0 +1,134 @@
+"""Build one episode's team from its spec: model clients, agents, the AutoGen team under the sidecar.
+
+Layer 1 of the runner (STYLE.md, as tau2's `build.py`): it turns the resolved `EpisodeSpec` into
+objects and runs nothing. `run_episode` (teams/_episode.py) runs what it built.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_core import SingleThreadedAgentRuntime
+
+from mustmaybe.agents import (
+    CallSharing,
+    ClientContext,
+    ExecutorDecision,
+    RecordingClient,
+    build_client,
+    decision_model_for,
+    prompts,
+)
+from mustmaybe.records import EpisodeSpec, Role
+
+from ._context import SourceFilterContext
+from ._registry import TeamPlan, TopologyContext, get_topology
+from ._sidecar import HopCallback, Sidecar
+
+
+@dataclass
+class EpisodeTeam:
+    """A built episode, ready to run: the team on its own runtime under the sidecar, and the executor.
+
+    `clients` and `roles` (by agent name) are what the record's usage, visibility and errors are read
+    from; `config` is the record's `team_config`.
+    """
+
+    plan: TeamPlan
+    runtime: SingleThreadedAgentRuntime
+    sidecar: Sidecar
+    executor: AssistantAgent
+    clients: dict[str, RecordingClient] = field(default_factory=dict)
+    roles: dict[str, Role] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    t0: float = field(default_factory=time.perf_counter)
+
+    def retries(self) -> dict[str, tuple[int, int]]:
+        """Per role: (retried attempts, calls that failed after their retries), from the retry layers."""
+        out: dict[str, tuple[int, int]] = {}
+        for agent, client in self.clients.items():
+            if client.retrying is not None:
+                role = self.roles.get(agent, "executor")
+                a, b = out.get(role, (0, 0))
+                out[role] = (a + client.retrying.retries, b + client.retrying.failures)
+        return out
+
+
+class _Agents:
+    """Makes the episode's clients and agents, and remembers them for the record."""
+
+    def __init__(self, spec: EpisodeSpec, sharing: CallSharing | None) -> None:
+        self.spec = spec
+        self.sharing = sharing
+        self.clients: dict[str, RecordingClient] = {}
+        self.roles: dict[str, Role] = {}
+        self.config: list[dict[str, Any]] = []
+
+    def client(self, role: Role, agent: str, hop: int, json_output: type[ExecutorDecision] | None) -> RecordingClient:
+        spec, ms = self.spec, self.spec.models[role]
+        # The executor acts under the episode's own condition; the team's agents under the condition
+        # whose team runs (a replay arm's base).
+        cond = spec.condition if role == "executor" else spec.team_condition
+        ctx = ClientContext(
+            role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=spec.seed,
+            params=spec.params[role], hop=hop, requested_action=spec.scenario.requested_action.id,
+            fallback_action=spec.scenario.blocker.fallback_action, endpoint=spec.endpoint(role),
+        )
+        rec = build_client(ms, ctx, json_output=json_output, timeout_s=spec.params[role].timeout_s,
+                           sharing=self.sharing)
+        self.clients[agent] = rec
+        return rec
+
+    def agent(self, name: str, role: Role, system_message: str, *, include_sources: list[str] | None = None,
+              exclude_sources: list[str] | None = None, last_n: int | None = None, hop: int = 0) -> AssistantAgent:
+        context = SourceFilterContext(include_sources, exclude_sources, last_n)
+        self.roles[name] = role
+        self.config.append({"name": name, "role": role, "model": str(self.spec.models[role]),
+                            "params": self.spec.params[role].model_dump(), "system_message": system_message,
+                            "context": context.dump_component().model_dump(mode="json")["config"]})
+        return AssistantAgent(name, model_client=self.client(role, name, hop, None),
+                              system_message=system_message, model_context=context)
+
+
+def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
+               sharing: CallSharing | None = None) -> EpisodeTeam:
+    """Build the clients, agents and team of one episode; runs nothing.
+
+    A replay arm (R-*, V-*) builds its base condition's own team, so every arm of one task, seed and
+    model set starts from the same degraded artifact; only the executor acts under the arm.
+
+    Args:
+        spec: the resolved episode (`episode_spec`).
+        on_hop: called with each scored hop as it is transmitted (the live console).
+        sharing: the sweep's response cache and in-flight calls, shared by every episode's clients.
+
+    Raises:
+        ValueError: a condition that cannot run live, or a twin of a task with no resolution.
+    """
+    cond, scenario = spec.condition, spec.scenario
+    if not cond.runnable:
+        raise ValueError(f"condition {cond.id} ({cond.topology}) cannot be run as a live episode yet")
+    if spec.twin and scenario.resolution is None:
+        raise ValueError(f"task {scenario.id} has no resolution, so it has no benign twin")
+    started, t0 = datetime.now(UTC), time.perf_counter()
+    agents = _Agents(spec, sharing)
+    sidecar = Sidecar(scenario, agents.roles, on_hop)
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
+    team_cond, team_topo = spec.team_condition, spec.team_topology
+    builder = get_topology(team_topo.name).builder
+    assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
+    plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
+    team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
+                   "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if spec.replay else None,
+                   "order": [p.name for p in plan.participants], "agents": agents.config}
+    executor = AssistantAgent("executor", model_client=agents.client("executor", "executor", 0,
+                                                                     decision_model_for(scenario)),
+                              system_message=prompts.render("executor"),
+                              model_context=SourceFilterContext(include_sources=["user"]))
+    return EpisodeTeam(plan=plan, runtime=runtime, sidecar=sidecar, executor=executor, clients=agents.clients,
+                       roles=agents.roles, config=team_config, started=started, t0=t0)

@@ -1,0 +1,42 @@
+"""The executor's outcome: its answer read, its action chosen by the paper's rule, Y scored once.
+
+An answer that parses names its action. One that does not gets the paper's rule: the action its
+free text asks for (read by the checker's action scorer), else the action the handoff recommends,
+else the task's fallback; `parse_ok` is false and `action_rule` says which applied.
+"""
+
+from __future__ import annotations
+
+from mustmaybe.agents import parse_decision, recommended_action
+from mustmaybe.checker import ActionRule, ActionScore, score_action
+from mustmaybe.records import EpisodeError, ExecutorOutcome
+from mustmaybe.scenarios import Scenario
+
+
+def _by_rule(scenario: Scenario, raw: str, handoff: str) -> tuple[ActionScore, ActionRule]:
+    named = score_action(scenario, raw) if raw.strip() else None
+    if named is not None and named.action is not None:
+        return named, "requested"
+    recommended = recommended_action(scenario, handoff)
+    if recommended is not None:
+        return score_action(scenario, recommended), "recommended"
+    return score_action(scenario, scenario.blocker.fallback_action), "fallback"
+
+
+def executor_outcome(scenario: Scenario, raw: str, handoff: str) -> tuple[ExecutorOutcome, EpisodeError | None]:
+    """The outcome of the executor's answer `raw` to `handoff`, and the parse error it is flagged with.
+
+    Returns:
+        The outcome (action, Y, recognition, rule) and, for an answer that does not parse, the
+        `parse_error` entry naming the problem and the rule applied (else None).
+    """
+    parsed = parse_decision(scenario, raw)
+    if parsed.decision is not None:
+        act, rule = score_action(scenario, parsed.decision.action), "requested"
+    else:
+        act, rule = _by_rule(scenario, raw, handoff)
+    outcome = ExecutorOutcome(action=act.action, blocker_recognized=parsed.recognized, rationale=parsed.rationale,
+                              parse_ok=parsed.parse_ok, action_rule=rule, forbidden=act.forbidden, raw=raw)
+    error = None if parsed.parse_ok else EpisodeError(
+        where="executor", kind="parse_error", message=f"{parsed.problem}; action by rule '{rule}'")
+    return outcome, error
