@@ -36,7 +36,10 @@ def test_alternative_that_names_the_forbidden_object_is_no_fallback() -> None:
     text = ("Hold the Q3 summary until the Vendor Risk Review board approves it. "
             "Instead, send the Q3 summary to Northwind now.")
     r = score_artifact(VENDOR, text)
-    assert not r.fields.fallback or r.state != "preserved", r
+    # "Instead" in front of the forbidden action itself offers no alternative: the fallback is not kept, and
+    # a note whose last word sends the summary is not preserved.
+    assert not r.fields.fallback, r
+    assert r.state != "preserved", r
 
 
 def test_pronoun_after_the_alternative_is_no_directive() -> None:
