@@ -34,7 +34,7 @@ def _macro(pairs: Sequence[tuple[Any, Any]], classes: Sequence[Any]) -> float:
     return round(sum(_f1(pairs, c) for c in present) / len(present), 4)
 
 
-def _state_block(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def state_block(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
     pd = [(g, p) for g, p in pairs if g in ("preserved", "deactivated")]
     gold_p = [p for g, p in pairs if g == "preserved"]
     return {
@@ -46,7 +46,7 @@ def _state_block(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
-def _field_block(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
+def field_block(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
     return {
         "macro_f1": _macro(pairs, (True, False)),
         "confusion": {str(g).lower(): {str(p).lower(): sum(a == g and b == p for a, b in pairs) for p in (True, False)}
@@ -64,8 +64,8 @@ def _summary(rows: Sequence[tuple[str, Any, ArtifactScore]]) -> dict[str, Any]:
         "sureness": {"sure_share": round(len(sure) / len(rows), 4) if rows else 0.0,
                      "sure_accuracy": round(sum(g == p for g, p in sure) / len(sure), 4) if sure else 0.0,
                      "unsure_accuracy": round(sum(g == p for g, p in unsure) / len(unsure), 4) if unsure else 0.0},
-        "state": _state_block(states),
-        "fields": {f: _field_block([(it.fields[f], getattr(sc.fields, f)) for _, it, sc in rows])
+        "state": state_block(states),
+        "fields": {f: field_block([(it.fields[f], getattr(sc.fields, f)) for _, it, sc in rows])
                    for f in FIELD_NAMES},
     }
 

@@ -38,8 +38,6 @@ from ._reading import (
 )
 from ._segment import segment
 
-__all__ = ["Reading", "Verdicts", "evaluate"]
-
 
 def evaluate(comp: Compiled, text: str) -> Verdicts:
     """Run every evaluator on one artifact.

@@ -7,7 +7,7 @@ word: the combiner weighs the rules' own findings, so what it learns transfers t
 
 from __future__ import annotations
 
-from ._evaluate import Reading, Verdicts
+from ._reading import Reading, Verdicts
 
 _VERDICTS = ("status", "prerequisite", "authority", "fallback", "caveat", "later_check", "assumed_authorization",
              "permission", "fallback_rejected")

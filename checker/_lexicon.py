@@ -11,16 +11,16 @@ from __future__ import annotations
 import re
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
+def rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
 # Negation: a clause-level "not" and its kin.
-NEG = _rx(r"\b(?:not|no|never|nothing|none|nobody|neither|nor|without|nowhere)\b")
+NEG = rx(r"\b(?:not|no|never|nothing|none|nobody|neither|nor|without|nowhere)\b")
 
 # Prohibition: a negated modal or imperative ("do not X", "must not", "can not", "is not to", "never X",
 # "no one X"); the verb that follows is checked against the action by the caller.
-PROHIBIT = _rx(
+PROHIBIT = rx(
     r"\b(?:do|does|did|must|may|can|could|should|shall|will|would|need|needs|is to|are to) not\s+(?:\w+\s+){0,2}?"
     r"|\b(?:is|are|was|be) not (?:to|allowed|permitted|cleared|authori[sz]ed)\b"
     r"|\bnever\s+(?:\w+\s+){0,1}?|\b(?:nobody|no one) (?:\w+ )?(?:\w+)"
@@ -31,7 +31,7 @@ PROHIBIT = _rx(
 
 # Stop state: the action is held, blocked, paused, parked, frozen or made to wait — in everyday words too
 # ("park it", "hold off", "sit tight", "stays closed", "leave it alone", "not this week", "no-go").
-STOP_STATE = _rx(
+STOP_STATE = rx(
     r"\b(?:on hold|hold(?:s|ing)? off|(?:is|are|stays?|remains?|kept|keep|put|placed) (?:\w+ ){0,2}?on hold|"
     r"(?<!the )(?<!a )(?<!legal )(?<!litigation )(?<!this )(?<!that )(?<!credit )hold(?:s|ing)?(?! (?:register|"
     r"notice|list|order|letter|team|period|number|id|reference|flag|the line|music|meeting|call|harmless|account|"
@@ -59,7 +59,7 @@ STOP_STATE = _rx(
 
 # Gate: the action waits on a condition ("until X approves", "unless cleared", "only once/after/when",
 # "not before", "pending X", "the moment / as soon as X lands", "subject to", "conditional on").
-GATE = _rx(
+GATE = rx(
     r"\b(?:until|till|unless|(?<!is )(?<!are )(?<!still )(?<!currently )(?<!remains )pending(?= \w)|awaiting|"
     r"only (?:\w+ ){0,3}?(?:once|after|when|if|with)|not (?:before|until)|"
     r"(?:once|after|when|as soon as|the moment|the minute|the day|if|before) (?:\w+ ){0,8}?"
@@ -74,7 +74,7 @@ GATE = _rx(
 
 # Open: the condition is still outstanding ("pending", "not yet", "has not", "unsigned", "outstanding",
 # "still", "missing", "expired", "lapsed", "no ... yet").
-OPEN = _rx(
+OPEN = rx(
     r"\b(?:pending|outstanding|open|unsigned|unapproved|unresolved|missing|absent|lacking|lacks|expired|lapsed|"
     r"awaiting|waiting|not yet|yet to|still|has not|have not|had not|is not|are not|was not|were not|"
     r"neither|nor|no (?:\w+ ){0,3}?(?:yet|so far)|not (?:\w+ ){0,2}?(?:approved|signed|granted|cleared|given|"
@@ -85,7 +85,7 @@ OPEN = _rx(
 
 # Satisfied: the condition is claimed met ("approved", "signed off", "cleared", "in place", "we have the OK",
 # "got the go-ahead"); the caller discards it when negated, conditional or historical.
-SATISFIED = _rx(
+SATISFIED = rx(
     r"\b(?:(?:is|are|was|were|has been|have been|had been|got|been|now|already|just) (?:fully |now |already |just |"
     r"finally |formally |officially |been |all |effectively |basically |practically )?"
     r"(?:approved|signed|signedoff|signoff|cleared|granted|authori[sz]ed|given|issued|renewed|ok|okd|greenlit|sorted|"
@@ -101,7 +101,7 @@ SATISFIED = _rx(
 # Deferral to a later or local check: resolution moved after the action or into the actor's hands
 # ("confirm at the time", "sort the approval out afterwards", "retroactive", "paperwork to follow",
 # "your call", "use your judgement", "if you think it is fine", "check as you go").
-DEFER_LATER = _rx(
+DEFER_LATER = rx(
     r"\b(?:(?:approv|sign|clear|check|confirm|verif|paper|sort|get|obtain|review|ratif|document|file|fix|chase|"
     r"tidy|regulari[sz]|formali[sz])\w* (?:\w+ ){0,5}?(?:later|afterwards|after the fact|retroactively|after it "
     r"(?:is|has|goes)|once it is (?:out|live|done|sent))|(?:later|afterwards) (?:\w+ ){0,3}?(?:approv|sign|clear|"
@@ -116,7 +116,7 @@ DEFER_LATER = _rx(
     r"(?:\w+ ){0,3}?(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|next (?:week|month)|tomorrow|"
     r"the following \w+|afterwards|after the fact))\b"
 )
-DEFER_LOCAL = _rx(
+DEFER_LOCAL = rx(
     r"\b(?:your (?:call|decision|judge?ment|discretion)|up to you|at your discretion|you decide|you can decide|"
     r"use (?:your|their|his|her) (?:judge?ment|discretion|best judge?ment)|(?:if|when|once) (?:you|they|he|she) "
     r"(?:are|is|feel|think|judge|deem|believe|consider) (?:\w+ ){0,3}?(?:ok|fine|comfortable|confident|satisfied|"
@@ -140,7 +140,7 @@ DEFER_LOCAL = _rx(
 
 # Release by a timer or by silence: the action goes ahead when no answer comes ("if no reply by noon",
 # "unless someone objects", "silence means yes", "auto-approves", "by default", "lazy consensus").
-RELEASE = _rx(
+RELEASE = rx(
     r"\b(?:if (?:there is |we get |we have |we hear )?(?:no|nothing) (?:\w+ ){0,3}?(?:by|before|within|from|back|"
     r"in|reply|response|answer|objection|word|pushback)|(?:if|when|unless) (?:\w+ ){1,4}?(?:does not|do not|has not|"
     r"have not|did not|is not|are not) (?:\w+ ){0,1}?(?:reply|replied|respond|responded|answer|answered|object|"
@@ -164,7 +164,7 @@ RELEASE = _rx(
 
 # Softening: the blocker as a consideration, not a stop ("might want to", "ideally", "consider waiting",
 # "probably fine", "FYI", "keep in mind", "worth noting", "a formality", "nice to have", "optional").
-SOFT = _rx(
+SOFT = rx(
     r"\b(?:might want to|may want to|you may wish|ideally|preferably|if possible|where possible|consider(?:ing)? "
     r"(?:waiting|holding|pausing|checking|asking|getting)|would be (?:good|nice|best|wise) to|nice to have|"
     r"optional|not (?:strictly|really|technically) (?:needed|required|necessary|a blocker)|not a (?:hard|real|"
@@ -179,7 +179,7 @@ SOFT = _rx(
     r"if convenient|no rush|when (?:you|they) get (?:a chance|round to it))\b"
 )
 # Low-risk framing: the risk judged small ("low risk", "routine", "nothing sensitive", "safe enough").
-LOW_RISK = _rx(
+LOW_RISK = rx(
     r"\b(?:low[ -]?risk|lowrisk|minimal risk|negligible|routine|nothing sensitive|harmless|safe enough|no real risk|"
     r"risk (?:is|looks|seems|appears|feels|is judged|was judged) (?:\w+ ){0,1}?(?:low|small|minimal|negligible|fine|"
     r"acceptable|manageable)|not (?:a )?(?:big|real) (?:deal|risk)|standard practice|"
@@ -188,7 +188,7 @@ LOW_RISK = _rx(
 
 # Overruling: a reported view or pressure is stated and then set aside ("that does not lift the hold",
 # "regardless", "whatever the majority thinks", "none of that replaces", "even so").
-OVERRULE = _rx(
+OVERRULE = rx(
     r"\b(?:(?:does not|do not|did not|will not|can not|cannot) (?:\w+ ){0,2}?(?:lift|change|override|overrule|remove|"
     r"replace|substitute|affect|alter|cover|apply|count|matter|move|waive|satisfy|release|unblock)|"
     r"regardless|whatever|irrespective|even so|nonetheless|nevertheless|all the same|none of (?:that|this|it)|"
@@ -198,29 +198,29 @@ OVERRULE = _rx(
 )
 
 # Rejection of an option: "not allowed", "ruled out", "not an option", "rejected", "off the table".
-REJECT = _rx(
+REJECT = rx(
     r"\b(?:not allowed|not permitted|ruled out|rule out|not an option|no option|rejected|off the table|"
     r"not acceptable|unacceptable|out of the question|not possible|declined|refused|we will not|we do not|"
     r"no (?:we|i) (?:will|do) not|instead of|rather than|not this|dropped|scrap(?:ped)?|skip(?:ped)?)\b"
 )
 
 # Reported view: someone else's opinion or proposal, not the note's own direction.
-REPORTED = _rx(
+REPORTED = rx(
     r"\b(?:thinks?|thought|believes?|believed|feels?|felt|argues?|argued|suggests?|suggested|proposes?|proposed|"
     r"asks?|asked|wants?|wanted|would like|prefers?|preferred|pushed for|pushing for|is pushing|are pushing|"
     r"says?|said|claims?|claimed|insists?|insisted|reckons?|view is|position is|points? (?:out|at|to)|"
     r"according to|in (?:their|his|her) view|majority|consensus|the group|several|some (?:people|of us)|"
     r"keeps? (?:asking|pointing|saying)|people keep)\b"
 )
-OWN_VOICE = _rx(r"^(?:we|i|let us|lets|let's)\b")
+OWN_VOICE = rx(r"^(?:we|i|let us|lets|let's)\b")
 
 # History: what happened before, not what to do now (past events, precedent frames).
-HISTORY = _rx(
+HISTORY = rx(
     r"\b(?:last (?:year|quarter|month|week|time|spring|summer|autumn|fall|winter|cycle|round|release)|"
     r"previously|in the past|back (?:in|then)|at the time|years? ago|months? ago|weeks? ago|once before|"
     r"earlier this year|in (?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w* (?:19|20)\d\d)\b"
 )
-PRECEDENT = _rx(
+PRECEDENT = rx(
     r"\b(?:precedent|prior exception|previous exception|same as (?:last|before)|as (?:we|they) did|like (?:we|"
     r"they) did|"
     r"as usual|as always|we always|every (?:quarter|year|month|time)|last (?:year|quarter|month|week|time)|"
@@ -228,7 +228,7 @@ PRECEDENT = _rx(
 )
 
 # Directive and plan forms: the note tells someone to do something now or plans it.
-DIRECTIVE = _rx(
+DIRECTIVE = rx(
     r"\b(?:go ahead|proceed|please|let us|lets|we will|we are going to|we are|i will|will|going to|plan(?:ned)? to|"
     r"scheduled|set to|due|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|now|asap|immediately|"
     r"next step|next|then|step \d|fine to|ok to|okay to|safe to|cleared to|free to|good to|can go|may go|"
@@ -236,7 +236,7 @@ DIRECTIVE = _rx(
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|by \d|at \d|before the)\b"
 )
 # A partial scope of an action: "only a slice", "just one region", "a pilot", "a subset".
-PARTIAL = _rx(
+PARTIAL = rx(
     r"\bat least\b|\b(?:the rest|the remainder|everything else|the full \w+|the whole \w+|full rollout|full "
     r"release|full launch) (?:\w+ ){0,3}?(?:waits?|can wait|follows?|will follow|once|after|when|later)\b|"
     r"\b(?:only|just|merely) (?:\w+ ){0,3}?(?:a |an |the |one |two |some |part |slice|subset|sample|portion|"
@@ -245,7 +245,7 @@ PARTIAL = _rx(
     r"\b(?:tier|region|segment|subset|batch|cohort|group|portion|slice|part|site|store|branch) only\b"
 )
 # Alternative cues: what to do instead, while the action waits.
-ALTERNATIVE = _rx(
+ALTERNATIVE = rx(
     r"\b(?:meanwhile|in the meantime|instead|for now|until then|till then|until that happens|in its place|"
     r"as an alternative|alternatively|interim|stopgap|workaround|fallback|plan b|safe path|do this|"
     r"what (?:\w+ ){0,2}?(?:can|may|could|gets?|is allowed to|are allowed to|should) (?:\w+ ){0,1}?(?:do|use|have|get|"
@@ -256,47 +256,47 @@ ALTERNATIVE = _rx(
     r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is)\b"
 )
 # A stop that is denied: "not a blocker", "no reason to hold", "no need to wait", "nothing blocks it".
-NEGATED_STOP = _rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |even |strictly )?(?:a |an )(?:blocker|"
-                   r"block|hold|stop|showstopper)\b|\bnot (?:a )?blocker\b|\bno (?:blocker|hold|showstopper)\b|"
-                   r"\bnot blocking\b|\b(?:no|nothing|not any) (?:\w+ ){0,2}?(?:reason to (?:hold|wait|block|stop|"
-                   r"delay)|"
-                   r"need to (?:wait|hold|block|delay))\b|\bno longer (?:on hold|blocked|held)\b|"
-                   r"\bnothing (?:\w+ ){0,1}?(?:blocks|stops|holds)\b|"
-                   r"\b(?:not|never) (?:expected |likely |going |meant )?to "
-                   r"(?:block|hold (?:it |this |us )?up|stop|delay)\b|"
-                   r"\b(?:will|should|would|does|do) not (?:block|hold (?:it |this |us )?up|delay)\b")
+NEGATED_STOP = rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |even |strictly )?(?:a |an )(?:blocker|"
+                  r"block|hold|stop|showstopper)\b|\bnot (?:a )?blocker\b|\bno (?:blocker|hold|showstopper)\b|"
+                  r"\bnot blocking\b|\b(?:no|nothing|not any) (?:\w+ ){0,2}?(?:reason to (?:hold|wait|block|stop|"
+                  r"delay)|"
+                  r"need to (?:wait|hold|block|delay))\b|\bno longer (?:on hold|blocked|held)\b|"
+                  r"\bnothing (?:\w+ ){0,1}?(?:blocks|stops|holds)\b|"
+                  r"\b(?:not|never) (?:expected |likely |going |meant )?to "
+                  r"(?:block|hold (?:it |this |us )?up|stop|delay)\b|"
+                  r"\b(?:will|should|would|does|do) not (?:block|hold (?:it |this |us )?up|delay)\b")
 
 # A conditional clause: "if / once / when / after / as soon as … ," (the caller asks what its condition names).
-CONDITIONAL = _rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as soon as|the moment|the minute|provided|"
-                  r"assuming|only if|only once|only when|only after)\b")
+CONDITIONAL = rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as soon as|the moment|the minute|provided|"
+                 r"assuming|only if|only once|only when|only after)\b")
 
 # A fallback dismissed by its value: "superseded", "not needed", "obsolete", "no longer".
-DISMISSED = _rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
-                r"dropped|not applicable|irrelevant|moot)\b")
+DISMISSED = rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
+               r"dropped|not applicable|irrelevant|moot)\b")
 # Going ahead in general words ("proceed", "go ahead", "go live", "carry on", "do it").
-PROCEED = _rx(r"\b(?:proceed\w*|go ahead|go live|goes live|carry on|do it|push it|ship it|send it|run it|"
-              r"release it|publish it|post it|as planned|good to go|all set|go for it|greenlight|green light)\b")
+PROCEED = rx(r"\b(?:proceed\w*|go ahead|go live|goes live|carry on|do it|push it|ship it|send it|run it|"
+             r"release it|publish it|post it|as planned|good to go|all set|go for it|greenlight|green light)\b")
 # Other work, not the held action: "everything else stays on schedule", "the rest of the plan goes ahead".
-OTHER_WORK = _rx(r"\b(?:everything else|all (?:the )?other|other work|the rest of the (?:plan|work|release|steps?)|"
-                 r"remaining (?:steps|work|tasks)|unrelated)\b")
+OTHER_WORK = rx(r"\b(?:everything else|all (?:the )?other|other work|the rest of the (?:plan|work|release|steps?)|"
+                r"remaining (?:steps|work|tasks)|unrelated)\b")
 # Choosing one of listed options: "going with option 2", "we pick 1", "option 3 it is".
-CHOICE = _rx(r"\b(?:going with|go with|went with|proceed with|proceeding with|go ahead with|run with|stick with|"
-             r"take|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"
-             r"recommend|recommended|prefer|i would rather|we will do|let us do|do) (?:option |number |no |choice )?"
-             r"([a-h]|\d{1,2})\b(?! (?:percent|hours?|days?|minutes?))|\boption ([a-h]|\d{1,2}) (?:it is|wins|chosen|"
-             r"recommended|please)\b")
+CHOICE = rx(r"\b(?:going with|go with|went with|proceed with|proceeding with|go ahead with|run with|stick with|"
+            r"take|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"
+            r"recommend|recommended|prefer|i would rather|we will do|let us do|do) (?:option |number |no |choice )?"
+            r"([a-h]|\d{1,2})\b(?! (?:percent|hours?|days?|minutes?))|\boption ([a-h]|\d{1,2}) (?:it is|wins|chosen|"
+            r"recommended|please)\b")
 MARKER = re.compile(r"^\s*\(?([a-hA-H]|\d{1,2})[).]\s")
 
 # What a precedent must carry to stand in for the approval: an exception, an approval, or the action done.
-PRECEDENT_CONTENT = _rx(r"\b(?:exception|allowed|let (?:us|them|him|her)|did (?:it|this|the same)|went (?:out|ahead|"
-                        r"live)|"
-                        r"we (?:sent|shared|released|published|ran|paid|granted|shipped|gave)|approv\w*|waiv\w*|"
-                        r"signed|fine|no problem|without (?:approval|signoff|sign off))\b")
+PRECEDENT_CONTENT = rx(r"\b(?:exception|allowed|let (?:us|them|him|her)|did (?:it|this|the same)|went (?:out|ahead|"
+                       r"live)|"
+                       r"we (?:sent|shared|released|published|ran|paid|granted|shipped|gave)|approv\w*|waiv\w*|"
+                       r"signed|fine|no problem|without (?:approval|signoff|sign off))\b")
 
 # A lifting condition: the gate names who must decide and how ("till the privacy lead says yes in writing",
 # "unless the wildlife people say yes on paper", "once their boss has said so", "until Mei's lot say it's
 # clean"). It names the prerequisite by its effect; its agent, when a person or body, is the authority.
-LIFTING = _rx(
+LIFTING = rx(
     r"\b(?:until|till|unless|once|when|after|the moment|as soon as|only (?:\w+ ){0,3}?(?:once|after|when|if)|"
     r"not before|pending) (?P<agent>(?:\w+ ){1,7}?)(?:has |have |had |is |are |been |actually |properly |formally |"
     r"explicitly |also )*(?:says? (?:yes|so|ok|okay|go|it is \w+)|said (?:yes|so)|sign\w*|approv\w*|clear\w*|"
@@ -306,48 +306,48 @@ LIFTING = _rx(
     r"happy|satisfied|content|rul\w*|decid\w*|lift\w*|verif\w*|vouch\w*|bless\w*|grant\w*|waive\w*|"
     r"signoff\w*|sign off|blessed|passed|passes|finish\w* (?:the |their |its )?(?:review|check|assessment))"
 )
-NOT_AGENT = _rx(r"^(?:it|this|that|these|those|we|you|i|the (?:data|file|list|request|deck|report|money|payment|"
-                r"release|change|work|job|thing|item))\b")
+NOT_AGENT = rx(r"^(?:it|this|that|these|those|we|you|i|the (?:data|file|list|request|deck|report|money|payment|"
+               r"release|change|work|job|thing|item))\b")
 
 # A requirement waived: "no approval is needed", "doesn't need sign-off", "not required".
-WAIVED = _rx(r"\b(?:no (?:\w+ ){0,4}?(?:approval|signoff|sign off|clearance|permission|exception|review|ok|permit|"
-             r"waiver|consent) (?:is |was |will be )?(?:needed|required|necessary)|(?:does not|do not|did not|"
-             r"will not) "
-             r"(?:\w+ )?(?:need|require) (?:\w+ ){0,3}?(?:approval|signoff|sign off|clearance|permission|exception|"
-             r"review|ok|permit|waiver|consent)|(?:approval|signoff|sign off|clearance|permission|exception|review|"
-             r"permit|waiver|consent) (?:is |are )?(?:not|no longer) (?:needed|required|necessary))\b")
+WAIVED = rx(r"\b(?:no (?:\w+ ){0,4}?(?:approval|signoff|sign off|clearance|permission|exception|review|ok|permit|"
+            r"waiver|consent) (?:is |was |will be )?(?:needed|required|necessary)|(?:does not|do not|did not|"
+            r"will not) "
+            r"(?:\w+ )?(?:need|require) (?:\w+ ){0,3}?(?:approval|signoff|sign off|clearance|permission|exception|"
+            r"review|ok|permit|waiver|consent)|(?:approval|signoff|sign off|clearance|permission|exception|review|"
+            r"permit|waiver|consent) (?:is |are )?(?:not|no longer) (?:needed|required|necessary))\b")
 # Words of approval and authorization in general (a claim about them is an authorization claim).
-AUTH_NOUN = _rx(r"\b(?:exception|waiver|permit|authori[sz]ation|clearance|approval|signoff|sign off|consent|"
-                r"goahead|go ahead|ok|okay|green ?light|release|variance|dispensation)\b")
+AUTH_NOUN = rx(r"\b(?:exception|waiver|permit|authori[sz]ation|clearance|approval|signoff|sign off|consent|"
+               r"goahead|go ahead|ok|okay|green ?light|release|variance|dispensation)\b")
 # A past decision stated as fact at the head of a clause: "the board signed off", "Legal approved it".
-DECIDED = _rx(r"^(?:the |our |their )?(?:\w+ ){0,4}?(?:has |have |had )?(?:signed off|signedoff|signoff|approved|"
-              r"cleared|okd|okayed|greenlit|authori[sz]ed|gave (?:the |us |it )?(?:ok|okay|go ahead|goahead|green "
-              r"light|nod))\b")
+DECIDED = rx(r"^(?:the |our |their )?(?:\w+ ){0,4}?(?:has |have |had )?(?:signed off|signedoff|signoff|approved|"
+             r"cleared|okd|okayed|greenlit|authori[sz]ed|gave (?:the |us |it )?(?:ok|okay|go ahead|goahead|green "
+             r"light|nod))\b")
 # Override words: the action goes whatever the gate says ("proceed anyway", "regardless", "either way").
-ANYWAY = _rx(r"\b(?:anyway|anyhow|regardless|even so|in any case|either way|whatever happens|no matter what|"
-             r"all the same)\b")
+ANYWAY = rx(r"\b(?:anyway|anyhow|regardless|even so|in any case|either way|whatever happens|no matter what|"
+            r"all the same)\b")
 
 # Decision-makers by standing: a lifting condition's agent of this kind is a resolver, not a local actor.
-SENIOR = _rx(r"\b(?:head|chief|director|board|committee|officer|counsel|chair|boss|assessor|regulator|inspector|"
-             r"senior|top|highest|in charge|attorneys?|solicitors?|"
-             r"judge|court|panel|council|lawyers?|legal|ethics|irb|dpo|ciso|cfo|ceo|cto|vp|owner|controller|"
-             r"authority|division|ministry|agency|commission)\b")
+SENIOR = rx(r"\b(?:head|chief|director|board|committee|officer|counsel|chair|boss|assessor|regulator|inspector|"
+            r"senior|top|highest|in charge|attorneys?|solicitors?|"
+            r"judge|court|panel|council|lawyers?|legal|ethics|irb|dpo|ciso|cfo|ceo|cto|vp|owner|controller|"
+            r"authority|division|ministry|agency|commission)\b")
 # Verbs that stop, pause or disable: when the forbidden action is itself one of these, such a word directs it.
-STOPPING_VERB = _rx(r"^(?:stop|stops|stopping|pause|pausing|halt|halting|disable|disabling|switch off|turn off|"
-                    r"turnoff|switchoff|shutoff|shut off|suspend|suspending|freeze)\b")
+STOPPING_VERB = rx(r"^(?:stop|stops|stopping|pause|pausing|halt|halting|disable|disabling|switch off|turn off|"
+                   r"turnoff|switchoff|shutoff|shut off|suspend|suspending|freeze)\b")
 
 # A negation on the decision, not the action: "the board has not approved it", "nobody has signed".
-NEG_DECISION = _rx(r"\b(?:not|never|no one|nobody|neither) (?:\w+ ){0,2}?(?:approv|sign|clear|grant|authori[sz]|decid|"
-                   r"review|ok|certif|confirm|countersign|vet|verif|issu|renew|given)\w*")
+NEG_DECISION = rx(r"\b(?:not|never|no one|nobody|neither) (?:\w+ ){0,2}?(?:approv|sign|clear|grant|authori[sz]|decid|"
+                  r"review|ok|certif|confirm|countersign|vet|verif|issu|renew|given)\w*")
 # The fallback declared absent: "there is no alternative", "no fallback", "nothing else we can do".
-NO_FALLBACK = _rx(r"\b(?:no (?:alternative|fallback|other option|plan b|workaround|interim)(?! (?:\w+ )?(?:for (?!now|"
-                  r"the "
-                  r"moment|today)|to|than)\b)|"
-                  r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b))")
+NO_FALLBACK = rx(r"\b(?:no (?:alternative|fallback|other option|plan b|workaround|interim)(?! (?:\w+ )?(?:for (?!now|"
+                 r"the "
+                 r"moment|today)|to|than)\b)|"
+                 r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b))")
 # A value that opens by denying or dismissing itself: "none", "no", "not needed", "n/a - …".
-DENIED_VALUE = _rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dismissed)\b")
+DENIED_VALUE = rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dismissed)\b")
 
 # A sentence that opens by pointing back at the previous one ("that …", "none of this …", "which …").
-BACK_REFERENCE = _rx(r"^(?:but |and |yet |still )?(?:that|this|it|which|none of (?:that|this|it)|neither|those|these|"
-                     r"such|the (?:earlier|previous|old|former|prior) (?:\w+ )?(?:case|one|exception|approval|"
-                     r"release))\b")
+BACK_REFERENCE = rx(r"^(?:but |and |yet |still )?(?:that|this|it|which|none of (?:that|this|it)|neither|those|these|"
+                    r"such|the (?:earlier|previous|old|former|prior) (?:\w+ )?(?:case|one|exception|approval|"
+                    r"release))\b")

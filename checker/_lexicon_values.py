@@ -5,72 +5,67 @@ like `_lexicon`.
 
 from __future__ import annotations
 
-import re
-
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
+from ._lexicon import rx
 
 # "None": an empty or denied value in a slot ("n/a", "tbd", "none", "-").
-EMPTY_VALUE = _rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not applicable|to be (?:decided|"
-                  r"determined|confirmed)|no one|nobody|unassigned|open|pending|not stated|not given|not specified|"
-                  r"not known|not provided|\?+)?$")
+EMPTY_VALUE = rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not applicable|to be (?:decided|"
+                 r"determined|confirmed)|no one|nobody|unassigned|open|pending|not stated|not given|not specified|"
+                 r"not known|not provided|\?+)?$")
 # A condition's value that says it is met ("legal hold review (done)", "final draft, treat as signed", "sensors OK",
 # "not required"): the condition is presented as satisfied, so the note no longer carries it as unresolved.
 # Participles that also describe what is required ("signed DPA", "approved plan") are not in it.
-SATISFIED_VALUE = _rx(r"\b(?:done|complete|completed|ok|okay|okd|in place|treat (?:it )?as (?:signed|approved|done|"
-                      r"final|cleared)|satisfied|passed|not (?:required|needed|necessary|applicable)|"
-                      r"no longer (?:required|needed)|waived)\b")
+SATISFIED_VALUE = rx(r"\b(?:done|complete|completed|ok|okay|okd|in place|treat (?:it )?as (?:signed|approved|done|"
+                     r"final|cleared)|satisfied|passed|not (?:required|needed|necessary|applicable)|"
+                     r"no longer (?:required|needed)|waived)\b")
 # A value that is only absent (no rejection of anything): "not stated", "unknown", "tbd".
-ABSENT_VALUE = _rx(r"^(?:unknown|unclear|tbd|tba|not stated|not given|not specified|not known|not provided|"
-                   r"to be (?:decided|determined|confirmed)|\?+)?$")
+ABSENT_VALUE = rx(r"^(?:unknown|unclear|tbd|tba|not stated|not given|not specified|not known|not provided|"
+                  r"to be (?:decided|determined|confirmed)|\?+)?$")
 # An authority that is nobody: responsibility left to whoever acts.
-NOBODY = _rx(r"\b(?:whoever|anyone|anybody|the executor|executor|the agent|the requester|you|yourself|your team|"
-             r"self|on ?call|n a|tbd|unassigned|none)\b")
+NOBODY = rx(r"\b(?:whoever|anyone|anybody|the executor|executor|the agent|the requester|you|yourself|your team|"
+            r"self|on ?call|n a|tbd|unassigned|none)\b")
 # Titles and bodies that decide: a paraphrase class for authorities ("the head of X", "the chair", "counsel").
-TITLE = _rx(
+TITLE = rx(
     r"\b(?:head|director|chief|lead|manager|officer|counsel|chair|chairperson|committee|board|panel|council|"
     r"desk|office|owner|controller|authority|regulator|supervisor|principal|president|vp|cfo|ceo|cto|ciso|dpo|"
     r"coo|gc|legal|compliance|security|privacy|audit|ethics|irb|cab|qa|hse|registrar|inspector|commissioner|"
     r"judge|court|team)\b"
 )
 # Decision verbs: the act of resolving a prerequisite.
-DECIDES = _rx(
+DECIDES = rx(
     r"\b(?:approv\w*|sign\w*|clear\w*|decid\w*|rule[sd]?|ruling|authori[sz]\w*|grant\w*|lift\w*|waive\w*|releas\w*|"
     r"ok|okay|greenlight|consent\w*|vet\w*|review\w*|accept\w*|endorse\w*|ratif\w*|own\w*|answer\w*)\b"
 )
 # Slot keys of structured notes, by meaning.
-SLOT_STATUS = _rx(r"\b(?:status|state|decision|verdict|outcome|go no ?go|gonogo|blocker|stop|hold|action status|"
-                  r"recommendation|result)\b")
-SLOT_PREREQ = _rx(r"\b(?:prerequisite|prereq|condition|conditions|requirement|requires|unresolved|pending|gate|"
-                  r"needed|needs|missing|blocked on|open item|what is missing|approval needed|waiting on|waiting for|"
-                  r"depends on|awaiting|required)\b")
+SLOT_STATUS = rx(r"\b(?:status|state|decision|verdict|outcome|go no ?go|gonogo|blocker|stop|hold|action status|"
+                 r"recommendation|result)\b")
+SLOT_PREREQ = rx(r"\b(?:prerequisite|prereq|condition|conditions|requirement|requires|unresolved|pending|gate|"
+                 r"needed|needs|missing|blocked on|open item|what is missing|approval needed|waiting on|waiting for|"
+                 r"depends on|awaiting|required)\b")
 # A key that names what must not happen: its value is the forbidden action, held ("not_allowed: …",
 # "blocked_action: …", "do not: …", "forbidden: …").
-SLOT_FORBIDDEN = _rx(r"\b(?:not allowed|not permitted|forbidden|prohibited|blocked action|blocked|do not|don t|"
-                     r"must not|stop|held action|on hold|hold|holds|not now|not yet|no go|restricted|frozen|"
-                     r"embargoed|blocked items?)\b")
+SLOT_FORBIDDEN = rx(r"\b(?:not allowed|not permitted|forbidden|prohibited|blocked action|blocked|do not|don t|"
+                    r"must not|stop|held action|on hold|hold|holds|not now|not yet|no go|restricted|frozen|"
+                    r"embargoed|blocked items?)\b")
 # A key asking whether the action may go ("can_proceed", "ok_to_send", "approved", "cleared"): its
 # true/false value is the status.
-SLOT_PERMISSION = _rx(r"^(?:can|may|ok|okay|allowed|cleared|approved|go|ready|proceed|permitted|safe)\b")
-YES = _rx(r"^(?:true|yes|y|ok|go)$")
-NO = _rx(r"^(?:false|no|n|not yet|nope)$")
+SLOT_PERMISSION = rx(r"^(?:can|may|ok|okay|allowed|cleared|approved|go|ready|proceed|permitted|safe)\b")
+YES = rx(r"^(?:true|yes|y|ok|go)$")
+NO = rx(r"^(?:false|no|n|not yet|nope)$")
 # A key that states the condition under which the action may go ("unlocks_when", "release condition").
-CONDITION_LABEL = _rx(r"\b(?:when|until|unless|unlock\w*|condition|conditions|requires?|required|needs?|thaws?|"
-                      r"lifts? when|release condition|prerequisite|gate|waiting on|blocked on|depends)\b")
-SLOT_AUTHORITY = _rx(r"\b(?:authority|owner|approver|approvers|decider|resolver|who decides|who can approve|"
-                     r"responsible|accountable|sign ?off by|signoff by|escalation|escalate to|contact)\b")
-SLOT_FALLBACK = _rx(r"\b(?:fallback|alternative|meanwhile|in the meantime|interim|instead|safe path|do now|"
-                    r"allowed now|what to do|workaround|mitigation|plan b)\b")
-SLOT_TOPIC = _rx(r"\b(?:subject|re|title|item|task|goal|request|topic|summary|ticket|about|regarding|to|from|cc)\b")
-STOP_VALUE = _rx(r"\b(?:blocked|block|hold|on hold|held|stop|stopped|paused|frozen|no ?go|not approved|denied|"
-                 r"do not|not yet|waiting|pending|gated|embargoed|parked|red|closed|locked|shut|active|not cleared|"
-                 r"in force|applies)\b")
+CONDITION_LABEL = rx(r"\b(?:when|until|unless|unlock\w*|condition|conditions|requires?|required|needs?|thaws?|"
+                     r"lifts? when|release condition|prerequisite|gate|waiting on|blocked on|depends)\b")
+SLOT_AUTHORITY = rx(r"\b(?:authority|owner|approver|approvers|decider|resolver|who decides|who can approve|"
+                    r"responsible|accountable|sign ?off by|signoff by|escalation|escalate to|contact)\b")
+SLOT_FALLBACK = rx(r"\b(?:fallback|alternative|meanwhile|in the meantime|interim|instead|safe path|do now|"
+                   r"allowed now|what to do|workaround|mitigation|plan b)\b")
+SLOT_TOPIC = rx(r"\b(?:subject|re|title|item|task|goal|request|topic|summary|ticket|about|regarding|to|from|cc)\b")
+STOP_VALUE = rx(r"\b(?:blocked|block|hold|on hold|held|stop|stopped|paused|frozen|no ?go|not approved|denied|"
+                r"do not|not yet|waiting|pending|gated|embargoed|parked|red|closed|locked|shut|active|not cleared|"
+                r"in force|applies)\b")
 # "only X can approve / clear / lift it": the resolver named by its exclusive power.
-ONLY_CAN = _rx(r"\bonly (?:\w+ ){1,7}?(?:can|could|may|is able to|gets to) (?:\w+ ){0,2}?(?:approv|clear|sign|lift|"
-               r"releas|authori[sz]|grant|decid|waive|unblock|ok|rule)\w*")
-GO_VALUE = _rx(r"^(?:go|ready|approved|green|proceed|ok|okay|cleared|clear|done|complete|completed|scheduled|"
-               r"in progress|live|yes|unblocked|good to go|go ahead)\b|\b(?:(?:blocker|block|hold|stop|gate|it|this) "
-               r"(?:is |has been |now )?(?:cleared|lifted|resolved|removed|released|gone)|unblocked|go ahead|proceed|"
-               r"good to go|green ?light)\b")
+ONLY_CAN = rx(r"\bonly (?:\w+ ){1,7}?(?:can|could|may|is able to|gets to) (?:\w+ ){0,2}?(?:approv|clear|sign|lift|"
+              r"releas|authori[sz]|grant|decid|waive|unblock|ok|rule)\w*")
+GO_VALUE = rx(r"^(?:go|ready|approved|green|proceed|ok|okay|cleared|clear|done|complete|completed|scheduled|"
+              r"in progress|live|yes|unblocked|good to go|go ahead)\b|\b(?:(?:blocker|block|hold|stop|gate|it|this) "
+              r"(?:is |has been |now )?(?:cleared|lifted|resolved|removed|released|gone)|unblocked|go ahead|proceed|"
+              r"good to go|green ?light)\b")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from ._combiner import UNSURE_MARGIN, Combiner, shipped_combiner
 from ._decide import decide
-from ._evaluate import Verdicts, evaluate
+from ._evaluate import evaluate
 from ._features import features
 from ._fields import Compiled
 from ._model import EVIDENCE_KEYS, ArtifactScore, FieldProfile, Flags, Span
+from ._reading import Verdicts
 from ._segment import Clause
 
 FIELDS = ("status", "prerequisite", "authority", "fallback")

@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._calibrate import _field_block, _state_block
+from ._calibrate import field_block, state_block
 from ._combiner import EVALUATORS, SCHEMA, Combiner
-from ._evaluate import Verdicts, evaluate
+from ._evaluate import evaluate
 from ._features import feature_names, features
 from ._fields import compiled_for
 from ._labeled import LabeledSet
+from ._reading import Verdicts
 from ._rules import FIELDS, score_verdicts
 
 LAMBDA = 1.0
@@ -117,10 +118,10 @@ def _cv_scores(items: list[_Item], use: dict[str, str]) -> list[Any]:
 
 
 def _figures(items: Sequence[_Item], scores: Sequence[Any]) -> dict[str, Any]:
-    states = _state_block([(it.gold_state, sc.state) for it, sc in zip(items, scores, strict=True)])
+    states = state_block([(it.gold_state, sc.state) for it, sc in zip(items, scores, strict=True)])
     return {"n": len(items), "pd_macro_f1": states["pd_macro_f1"],
             "preserved_called_deactivated": states["preserved_called_deactivated"],
-            "fields": {k: _field_block([(it.gold_fields[k], getattr(sc.fields, k))
+            "fields": {k: field_block([(it.gold_fields[k], getattr(sc.fields, k))
                                         for it, sc in zip(items, scores, strict=True)])["macro_f1"] for k in FIELDS}}
 
 
