@@ -4,6 +4,7 @@ Records become two polars frames once (`build_frames`); every table, contrast an
 Real-model and simulated episodes are separate panels and are never pooled.
 """
 
+from ._agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, pair_agreement
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, cluster_bootstrap, task_weights
 from ._compare import BY_COLUMNS, Comparison, compare
 from ._contrasts import ContrastParts, RiskDifferences, risk_differences
@@ -39,14 +40,17 @@ __all__ = [
     "build_frames",
     "build_report",
     "cluster_bootstrap",
+    "cohen_kappa",
     "compare",
     "component_loss",
     "compression_gradient",
     "condition_matrix",
     "drift_curves",
     "first_breaks",
+    "fleiss_kappa",
     "flip_state",
     "fmt",
+    "krippendorff_alpha",
     "label_flip",
     "leave_one_out",
     "load_domains",
@@ -54,6 +58,7 @@ __all__ = [
     "load_episodes_jsonl",
     "model_rates",
     "models_label",
+    "pair_agreement",
     "rates_table",
     "report_from_frames",
     "risk_differences",
