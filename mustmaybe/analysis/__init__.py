@@ -6,8 +6,10 @@ Real-model and simulated episodes are separate panels and are never pooled.
 
 from ._agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, pair_agreement
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, cluster_bootstrap, task_weights
+from ._calibrated import ADJ_COLUMNS, Calibration, CalibrationSet
 from ._compare import BY_COLUMNS, Comparison, compare
 from ._contrasts import ContrastParts, RiskDifferences, risk_differences
+from ._correction import Correction, correct_shares
 from ._frames import EPISODE_COLUMNS, Frames, build_frames, models_label
 from ._load import load_domains, load_episodes, load_episodes_jsonl
 from ._matrix import (
@@ -26,12 +28,16 @@ from ._report import build_report, report_from_frames
 from ._robustness import flip_state, label_flip, leave_one_out
 
 __all__ = [
+    "ADJ_COLUMNS",
     "BY_COLUMNS",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "EPISODE_COLUMNS",
+    "Calibration",
+    "CalibrationSet",
     "Comparison",
     "ContrastParts",
+    "Correction",
     "Frames",
     "Interval",
     "ReportSummary",
@@ -45,6 +51,7 @@ __all__ = [
     "component_loss",
     "compression_gradient",
     "condition_matrix",
+    "correct_shares",
     "drift_curves",
     "first_breaks",
     "fleiss_kappa",

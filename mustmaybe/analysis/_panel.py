@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from . import _figures as figs
+from ._calibrated import Calibration, adjusted_columns, adjusted_table
 from ._contrasts import RiskDifferences, risk_differences
 from ._matrix import (
     component_loss,
@@ -59,6 +60,7 @@ class _Ctx:
     figures: bool
     stages: pl.DataFrame
     failed: pl.DataFrame  # the panel's failed episodes (Frames.failed): counted per row, in no rate
+    calibration: Calibration | None = None  # report --calibration: add P_adj/D_adj to the condition matrix
 
     @property
     def suffix(self) -> str:
@@ -79,6 +81,7 @@ class _Ctx:
 def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
+    calibration: Calibration | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count)."""
@@ -90,8 +93,9 @@ def analyse_panel(
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
     p.sections.append(head)
-    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed)
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration)
     _section_matrix(ctx)
+    _section_adjusted(ctx)
     _section_component_loss(ctx)
     rd = _section_risk_differences(ctx)
     _section_robustness(ctx, rd)
@@ -136,6 +140,17 @@ def _section_matrix(ctx: _Ctx) -> None:
         ctx.figure(s, figs.condition_bars(ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated),
                    "Condition bars", "P, D and unsafe per condition and topology, pooled over model "
                    "configurations, with task-cluster 95% intervals.")
+
+
+def _section_adjusted(ctx: _Ctx) -> None:
+    if ctx.calibration is None:
+        return
+    cm, notes = adjusted_columns(ctx.panel.frames["condition_matrix"], ctx.ep, ctx.calibration,
+                                 resamples=ctx.resamples, rng=ctx.rng)
+    ctx.panel.frames["condition_matrix"] = cm
+    ctx.section("Corrected rates", *(Paragraph(n, "warning") for n in notes if n.startswith("No corrected")),
+                adjusted_table(cm, f"P and D corrected for {ctx.calibration.checker}'s measured error{ctx.suffix}",
+                               notes))
 
 
 def mostly_failed_rows(cm: pl.DataFrame) -> list[str]:

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ._calibrated import Calibration, calibration_section
 from ._contrasts import RD_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
@@ -50,6 +51,7 @@ def build_report(
     domains: Mapping[str, str] | None = None,
     title: str = "mustmaybe report",
     figures: bool = True,
+    calibration: Calibration | None = None,
 ) -> ReportSummary:
     """Write DIR/report.html, DIR/report.md, DIR/tables/*.csv|md and DIR/figures/*.png.
 
@@ -61,6 +63,8 @@ def build_report(
         domains: task id → domain; defaults to the shipped scenario library ('unknown' if absent).
         title: report title.
         figures: write the PNG figures (and embed them in the HTML).
+        calibration: the checker's measured confusion on labeled sets (`report --calibration`): adds
+            P_adj/D_adj with intervals to the condition matrix and a section on the correction.
 
     Returns:
         A summary of the files written and the episode counts per panel.
@@ -68,7 +72,7 @@ def build_report(
     start = time.perf_counter()
     frames = build_frames(episodes, domains=domains)
     return report_from_frames(frames, out_dir, resamples=resamples, seed=seed, title=title,
-                              figures=figures, start=start)
+                              figures=figures, start=start, calibration=calibration)
 
 
 def report_from_frames(
@@ -80,6 +84,7 @@ def report_from_frames(
     title: str = "mustmaybe report",
     figures: bool = True,
     start: float | None = None,
+    calibration: Calibration | None = None,
 ) -> ReportSummary:
     """`build_report` on frames already built (see `build_frames`)."""
     start = time.perf_counter() if start is None else start
@@ -97,7 +102,8 @@ def report_from_frames(
             hops_p = frames.hops.filter(pl.col("simulated") == sim)
             stages_p = frames.stages.filter(pl.col("simulated") == sim)
             panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
-                                        resamples=resamples, figures=figures, stages=stages_p, failed=failed_p))
+                                        resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
+                                        calibration=calibration))
     # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
     flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
     if flagged:
@@ -108,6 +114,8 @@ def report_from_frames(
     combined = _combined(panels)
     files = _write_tables(out, panels, combined)
     sections = [s for p in panels for s in p.sections]
+    if calibration is not None:
+        sections.append(calibration_section(calibration))
     md = out / "report.md"
     md.write_text(render_markdown(title, intro, sections, out), encoding="utf-8")
     page = out / "report.html"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +16,10 @@ from mustmaybe.errors import UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mustmaybe.analysis import ReportTable
+    from mustmaybe.analysis import Calibration, ReportTable
+    from mustmaybe.checker import ArtifactScore
     from mustmaybe.records import EpisodeRecord
+    from mustmaybe.scenarios import Scenario
 
 _BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
 
@@ -33,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--title", default="mustmaybe report")
     r.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     r.add_argument("--json", action="store_true", help="print a JSON summary (files and counts) instead")
+    r.add_argument("--calibration", action="append", default=[], metavar="SET[,SET...]",
+                   help="labeled sets (repeatable or comma-separated): add P and D corrected for the checker's "
+                        "measured error on them (P_adj, D_adj with 95%% intervals)")
     r.set_defaults(func=cmd_report)
 
     c = sub.add_parser(
@@ -86,12 +91,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         raise UserError("--resamples must be 0 or more")
     runs = load_runs(args.runs)
+    calibration = load_calibration(args.calibration, "rules") if args.calibration else None
     from mustmaybe.analysis import build_report, load_domains
 
     out = Path(args.out) if args.out else _default_out(args.runs[0])
     try:
         summary = build_report(runs, out, resamples=args.resamples, seed=args.seed, title=args.title,
-                               figures=not args.no_figures, domains=load_domains(args.runs))
+                               figures=not args.no_figures, domains=load_domains(args.runs),
+                               calibration=calibration)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     if args.json:
@@ -112,6 +119,37 @@ def cmd_report(args: argparse.Namespace) -> int:
               f"{summary.n_real} real, {summary.n_simulated} simulated{failed}; {len(summary.files)} files; "
               f"{summary.seconds:.1f} s)")
     return 0
+
+
+# ------------------------------------------------------------------ calibration
+def _calibration_scorer(spec: str) -> tuple[str, Callable[[Scenario, str], ArtifactScore]]:
+    """The instrument that scored the run, to be measured on the labeled sets.
+
+    The one place that decides it: for now the rules checker whatever `spec` says, since the runs record
+    no other instrument yet; judge, panel and routed specs will resolve here.
+    """
+    from mustmaybe.checker import resolve_checker
+
+    del spec  # every run is scored by the rules checker in this version
+    return resolve_checker("rules")
+
+
+def load_calibration(values: Sequence[str], spec: str) -> Calibration:
+    """`--calibration` values (repeated and/or comma-separated set folders) measured with the run's instrument."""
+    from mustmaybe.analysis import Calibration
+    from mustmaybe.checker import CheckerSpecError, LabeledSetError, calibrate, load_labeled_set
+
+    paths = [p.strip() for v in values for p in v.split(",") if p.strip()]
+    if not paths:
+        raise UserError("--calibration needs at least one labeled set folder")
+    if len(set(paths)) != len(paths):
+        raise UserError("--calibration: the same labeled set is given twice")
+    try:
+        name, scorer = _calibration_scorer(spec)
+        sets = [load_labeled_set(p) for p in paths]
+    except (CheckerSpecError, LabeledSetError) as exc:
+        raise UserError(f"--calibration: {exc}") from None
+    return Calibration.from_result(calibrate(sets, scorer, name))
 
 
 # ------------------------------------------------------------------ compare
