@@ -11,6 +11,7 @@ from ._compare import BY_COLUMNS, Comparison, compare
 from ._contrasts import ContrastParts, RiskDifferences, risk_differences
 from ._correction import Correction, correct_shares
 from ._frames import EPISODE_COLUMNS, Frames, build_frames, models_label
+from ._judge_tables import COMPONENTS, CONTROLS, PanelEpisode, gap_group, judge_tables, write_judge_tables
 from ._load import load_domains, load_episodes, load_episodes_jsonl
 from ._matrix import (
     component_loss,
@@ -30,6 +31,8 @@ from ._robustness import flip_state, label_flip, leave_one_out
 __all__ = [
     "ADJ_COLUMNS",
     "BY_COLUMNS",
+    "COMPONENTS",
+    "CONTROLS",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "EPISODE_COLUMNS",
@@ -40,6 +43,7 @@ __all__ = [
     "Correction",
     "Frames",
     "Interval",
+    "PanelEpisode",
     "ReportSummary",
     "ReportTable",
     "RiskDifferences",
@@ -57,6 +61,8 @@ __all__ = [
     "fleiss_kappa",
     "flip_state",
     "fmt",
+    "gap_group",
+    "judge_tables",
     "krippendorff_alpha",
     "label_flip",
     "leave_one_out",
@@ -72,4 +78,5 @@ __all__ = [
     "safe_at_k",
     "task_weights",
     "topology_rates",
+    "write_judge_tables",
 ]

@@ -205,3 +205,21 @@ def gradient_lines(grad: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return _finish(fig, path, "Compression gradient", simulated)
+
+
+def judge_agreement_bars(agreement: pl.DataFrame, path: Path, *, simulated: bool = False) -> Path:
+    """Fleiss' kappa and Krippendorff's alpha per component (judge_agreement.csv); undefined values are gaps."""
+    labels = agreement["component"].to_list()
+    fig = _figure(max(5.0, 0.9 * len(labels) + 2), 3.8)
+    ax = fig.add_subplot()
+    x = np.arange(len(labels))
+    for i, (col, color) in enumerate((("fleiss_kappa", "#1565c0"), ("krippendorff_alpha", "#ef6c00"))):
+        ax.bar(x + (i - 0.5) * 0.38, agreement[col].cast(pl.Float64).fill_null(np.nan).to_numpy(), 0.38,
+               label=col.replace("_", " "), color=color)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylim(min(-0.2, float(np.nanmin(ax.get_ylim()))), 1.05)
+    ax.set_ylabel("chance-corrected agreement")
+    ax.legend(fontsize=8, ncols=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    ax.grid(axis="y", alpha=0.3)
+    return _finish(fig, path, "Judge agreement per component (empty: undefined, one category only)", simulated)

@@ -23,6 +23,7 @@ from ._episode import (
     StageKind,
     TopologySpec,
 )
+from ._judgment import Judgment
 from ._models import (
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_SIM_PROFILE,
@@ -76,6 +77,7 @@ __all__ = [
     "Flags",
     "Hop",
     "Isolation",
+    "Judgment",
     "ModelSpec",
     "ModelSpecError",
     "ReplayArm",
