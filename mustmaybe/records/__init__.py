@@ -1,6 +1,6 @@
 """The records that cross parts: model and topology specs, the resolved episode spec, the episode
-record with its hops and carried stages, and (re-exported from the checker, which owns them) the
-checker's scores.
+record with its hops and carried stages, a judge's judgment of an artifact, and (re-exported from
+the checker, which owns them) the checker's scores.
 
 Imports only the stdlib, pydantic, the scenario models and the checker: never AutoGen, never
 polars, so the store, analysis, `check`, `export` and `report` read runs without loading them.
