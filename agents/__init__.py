@@ -17,7 +17,14 @@ from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
 from ._cache import CachingClient, ResponseCache, cache_key_fields
 from ._delegating import DelegatingClient
-from ._executor import ExecutorDecision, ParsedDecision, decision_model_for, parse_decision, recommended_action
+from ._executor import (
+    ExecutorDecision,
+    ParsedDecision,
+    decision_model_for,
+    first_json_object,
+    parse_decision,
+    recommended_action,
+)
 from ._failure import ModelCallError, NotACompletionError, describe_failure
 from ._limits import EndpointLimiter, limiters
 from ._local_check import LocalBackendUnavailable, check_local_backend, local_model_path
@@ -61,6 +68,7 @@ __all__ = [
     "check_model_spec",
     "decision_model_for",
     "describe_failure",
+    "first_json_object",
     "limiters",
     "local_model_path",
     "message_text",

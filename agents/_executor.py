@@ -66,7 +66,8 @@ class ParsedDecision(BaseModel):
 _RECOMMENDED = re.compile(r"recommended action\s*[:\-]\s*`?([a-z0-9_]+)", re.IGNORECASE)
 
 
-def _first_json_object(text: str) -> dict[str, object] | None:
+def first_json_object(text: str) -> dict[str, object] | None:
+    """The first complete JSON object in a model answer (answers often wrap it in prose or a code fence)."""
     start = text.find("{")
     while start != -1:
         depth, in_str, esc = 0, False, False
@@ -105,7 +106,7 @@ def recommended_action(scenario: Scenario, handoff: str) -> str | None:
 def parse_decision(scenario: Scenario, raw: str) -> ParsedDecision:
     """Read the executor's answer: a JSON decision naming one of the task's action ids, or the problem."""
     ids = {a.id for a in scenario.actions}
-    obj = _first_json_object(raw)
+    obj = first_json_object(raw)
     problem: str
     if obj is not None:
         try:

@@ -31,9 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import _sim_roles as roles
 from ._backends import ClientContext
+from ._sim_judge import judge as sim_judge
 from ._sim_profile import SimProfile, load_profile
 
-SimRole = Literal["reviewer", "transformer", "executor"]
+SimRole = Literal["reviewer", "transformer", "executor", "judge"]
 
 
 class SimClientConfig(BaseModel):
@@ -42,7 +43,7 @@ class SimClientConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     profile: str = Field(default="paper", description="Profile name: agents/profiles/<profile>.toml.")
-    role: SimRole = Field(description="reviewer | transformer | executor.")
+    role: SimRole = Field(description="reviewer | transformer | executor | judge.")
     agent: str = Field(default="", description="AutoGen agent name (summarizer_2, peer_1, coordinator, planner…).")
     condition: str = Field(default="", description="Condition id (selects the profile's rates).")
     transform: str = Field(default="", description="The condition's transform (selects the mechanics).")
@@ -110,6 +111,8 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         last = users[-1] if users else ""
         if cfg.role == "reviewer":
             return roles.review(last, cfg.requested_action, rng)
+        if cfg.role == "judge":
+            return sim_judge(last, self._profile.judge, rng)
         rates = self._profile.rates(cfg.condition, cfg.transform)
         if cfg.role == "executor":
             return roles.execute(last, requested=cfg.requested_action, fallback=cfg.fallback_action,

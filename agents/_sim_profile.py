@@ -13,6 +13,8 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ._sim_judge import JudgeRates
+
 FIELD_NAMES = ("status", "prerequisite", "authority", "fallback")
 
 
@@ -78,6 +80,7 @@ class SimProfile(BaseModel):
     executor: ExecutorRates
     transform: dict[str, Rates] = Field(default_factory=dict)
     condition: dict[str, Rates] = Field(default_factory=dict)
+    judge: JudgeRates = Field(default_factory=JudgeRates, description="How the profile judges (role judge).")
 
     def rates(self, condition: str, transform: str) -> ResolvedRates:
         layers = [self.defaults, self.transform.get(transform), self.condition.get(condition)]

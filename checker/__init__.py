@@ -8,9 +8,10 @@ from ._calibrate import calibrate
 from ._combiner import WEIGHTS_FILE, Combiner
 from ._decide import decide
 from ._instrument import CheckerSpecError, resolve_checker
+from ._judging import RUBRIC, RUBRIC_VERSION, JudgeAnswer, JudgeEvidence, judge_prompt, read_judge_prompt, score_answer
 from ._labeled import LabeledItem, LabeledSet, LabeledSetError, load_labeled_set
 from ._model import EVIDENCE_KEYS, ActionRule, ActionScore, ArtifactScore, CheckResult, FieldProfile, Flags, Span, State
-from ._score import check_artifact, score_artifact
+from ._score import check_artifact, score_artifact, score_view
 from ._train import train_combiner
 from ._version import CHECKER_NAME, CHECKER_VERSION
 from ._view import CheckerView, checker_view
@@ -19,6 +20,8 @@ __all__ = [
     "CHECKER_NAME",
     "CHECKER_VERSION",
     "EVIDENCE_KEYS",
+    "RUBRIC",
+    "RUBRIC_VERSION",
     "WEIGHTS_FILE",
     "ActionRule",
     "ActionScore",
@@ -29,6 +32,8 @@ __all__ = [
     "Combiner",
     "FieldProfile",
     "Flags",
+    "JudgeAnswer",
+    "JudgeEvidence",
     "LabeledItem",
     "LabeledSet",
     "LabeledSetError",
@@ -38,9 +43,13 @@ __all__ = [
     "check_artifact",
     "checker_view",
     "decide",
+    "judge_prompt",
     "load_labeled_set",
+    "read_judge_prompt",
     "resolve_checker",
     "score_action",
+    "score_answer",
     "score_artifact",
+    "score_view",
     "train_combiner",
 ]

@@ -76,6 +76,14 @@ class ArtifactScore(BaseModel):
         description="Evaluators that decided on weak or conflicting evidence, and why (empty when all were sure): "
         "the items a model judge should take.",
     )
+    checker: str | None = Field(
+        default=None,
+        description="The instrument that decided this score, when it is not the record's default (rules): "
+        "`judge:<spec>`, `panel:<specs>`, `routed:rules`, `routed:judge:<spec>`…",
+    )
+    unverified_quotes: int | None = Field(
+        default=None,
+        description="Judges only: quotes the answer gave that are not in the artifact verbatim (dropped).")
 
 
 class CheckResult(ArtifactScore):

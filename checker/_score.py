@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from mustmaybe.scenarios import Scenario
 
-from ._fields import compiled_for
+from ._fields import Compiled, compile_scenario, compiled_for
 from ._model import ArtifactScore, CheckResult
 from ._rules import score
 from ._version import CHECKER_NAME, CHECKER_VERSION
+from ._view import CheckerView
 
 
 def score_artifact(scenario: Scenario, text: str) -> ArtifactScore:
@@ -26,6 +27,19 @@ def score_artifact(scenario: Scenario, text: str) -> ArtifactScore:
     return score(compiled_for(scenario), text)
 
 
+_VIEW_CACHE: dict[str, Compiled] = {}
+
+
+def score_view(view: CheckerView, text: str) -> ArtifactScore:
+    """Score an artifact from a checker view alone (what a simulated judge has); compiled once per view."""
+    comp = _VIEW_CACHE.get(view.digest)
+    if comp is None:
+        if len(_VIEW_CACHE) > 256:
+            _VIEW_CACHE.clear()
+        comp = _VIEW_CACHE[view.digest] = compile_scenario(view)
+    return score(comp, text)
+
+
 def check_artifact(scenario: Scenario, text: str) -> CheckResult:
     """`mustmaybe check --json`: the artifact score plus the task id and the checker version.
 
@@ -37,4 +51,4 @@ def check_artifact(scenario: Scenario, text: str) -> CheckResult:
         The contract record (contracts/SCENARIO_FORMAT.md, "Checker output").
     """
     s = score_artifact(scenario, text)
-    return CheckResult(task=scenario.id, checker=CHECKER_NAME, checker_version=CHECKER_VERSION, **dict(s))
+    return CheckResult(task=scenario.id, checker_version=CHECKER_VERSION, **{**dict(s), "checker": CHECKER_NAME})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mustmaybe.checker import CHECKER_VERSION
+from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION
 from mustmaybe.records import (
     ROLES,
     ArtifactRecord,
@@ -76,7 +76,7 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         seed=spec.seed, models=spec.model_names, simulated=spec.simulated, reviewer_identified=identified,
         hops=hops, stages=stages, first_break_stage=first_break_stage(stages), artifact=artifact,
         first_break_hop=first_break, executor=executor, visibility=visibility, isolation=isolation, usage=usage,
-        errors=errors, checker_version=CHECKER_VERSION, failed=failed, twin=spec.twin,
+        errors=errors, checker_version=CHECKER_VERSION, checker=CHECKER_NAME, failed=failed, twin=spec.twin,
         params={r: p.model_dump() for r, p in spec.params.items()}, team_config=team.config,
         sim_truth=_sim_truth(team), started_at=team.started.isoformat(),
         duration_s=round(time.perf_counter() - team.t0, 4),

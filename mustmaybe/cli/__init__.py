@@ -61,13 +61,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from mustmaybe.checker import CheckerSpecError, check_artifact, resolve_checker
+    from mustmaybe.checker import CHECKER_VERSION, CheckResult
+    from mustmaybe.judges import instrument_for, score_all
     from mustmaybe.scenarios import ScenarioError, load_scenario
 
     try:
-        resolve_checker(args.checker)
+        instrument = instrument_for(args.checker, args=args)
         scenario = load_scenario(args.task)
-    except (ScenarioError, CheckerSpecError) as exc:
+    except ScenarioError as exc:
         raise UserError(str(exc)) from None
     where = "standard input" if args.artifact == "-" else args.artifact
     try:
@@ -78,9 +79,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UserError(f"{where}: cannot read artifact: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{where}: artifact is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-    result = check_artifact(scenario, text)
+    [score] = score_all(instrument, [(scenario, text)])
+    if not instrument.is_rules and "judge" in score.unsure:
+        # One artifact asked of a judge that gave nothing usable: say so; never show the rules' label instead.
+        raise UserError(f"--checker {args.checker}: {score.unsure['judge']}")
+    result = CheckResult(task=scenario.id, checker_version=CHECKER_VERSION,
+                         **{**dict(score), "checker": score.checker or instrument.name})
     if args.json:
         body = result.model_dump(mode="json")
+        if body.get("unverified_quotes") is None:  # a judges-only key
+            body.pop("unverified_quotes", None)
         # Key order as the contract prints it: task first, checker_version last.
         ordered = {"task": body.pop("task"), **{k: v for k, v in body.items() if k != "checker_version"},
                    "checker_version": body["checker_version"]}
@@ -121,7 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("task", help="task file (YAML)")
     c.add_argument("artifact", help="artifact text file, or - for standard input")
     c.add_argument("--json", action="store_true", help="print the contract JSON (with evidence spans)")
-    c.add_argument("--checker", default="rules", metavar="SPEC", help="the instrument (default: rules)")
+    c.add_argument("--checker", default="rules", metavar="SPEC",
+                   help="rules (default), judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>")
+    from mustmaybe.judges import add_judge_options
+
+    add_judge_options(c)
     c.set_defaults(func=cmd_check)
 
     for register in _EXTRA_COMMANDS:
@@ -145,7 +157,7 @@ def _load_extra_commands() -> None:
     if _EXTRA_COMMANDS:  # main() may run more than once in one process (tests)
         return
 
-    for name in ("run", "sweep", "report", "calibrate"):
+    for name in ("run", "sweep", "report", "calibrate", "judge"):
         _EXTRA_COMMANDS.append(importlib.import_module(f"mustmaybe.cli._{name}").register)
 
 

@@ -4,25 +4,50 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from mustmaybe.errors import UserError
 
+if TYPE_CHECKING:
+    from mustmaybe.checker import LabeledSet
+    from mustmaybe.judges import Instrument
+
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from mustmaybe.checker import CheckerSpecError, LabeledSetError, calibrate, load_labeled_set, resolve_checker
+    from mustmaybe.checker import LabeledSetError, load_labeled_set
+    from mustmaybe.judges import instrument_for
 
+    instrument = instrument_for(args.checker, args=args)
     try:
-        name, scorer = resolve_checker(args.checker)
         sets = [load_labeled_set(p) for p in args.sets]
-    except (CheckerSpecError, LabeledSetError) as exc:
+    except LabeledSetError as exc:
         raise UserError(str(exc)) from None
-    result = calibrate(sets, scorer, name)
+    result = calibrate_instrument(sets, instrument)
     if args.json:
         print(json.dumps(result))
         return 0
     _print_tables(result)
     return 0
+
+
+def calibrate_instrument(sets: Sequence[LabeledSet], instrument: Instrument) -> dict[str, Any]:
+    """`calibrate()` for any instrument: judges' items are scored concurrently first, then compared.
+
+    A judge that gave no usable answer leaves the rules' score on that item and is counted in
+    `instrument.judge_failures`, so a figure is never silently the rules' under a judge's name.
+    """
+    from mustmaybe.checker import calibrate, score_artifact
+    from mustmaybe.judges import score_all
+
+    if instrument.is_rules:
+        return calibrate(sets, score_artifact, instrument.name)
+    items = [(ls.tasks[it.task], it.text) for ls in sets for it in ls.items]
+    scores = score_all(instrument, items)
+    table = {(sc.id, text): s for (sc, text), s in zip(items, scores, strict=True)}
+    result = calibrate(sets, lambda sc, text: table[(sc.id, text)], instrument.name)
+    result["instrument"] = {**instrument.stats.as_dict(), "model_calls": instrument.model_calls}
+    return result
 
 
 def _row(label: str, split: str, block: dict[str, Any]) -> list[str]:
@@ -53,6 +78,11 @@ def _print_tables(result: dict[str, Any]) -> None:
         gap = tune["state"]["pd_macro_f1"] - test["state"]["pd_macro_f1"]
         verdict = "the rules memorize their tuning material" if gap > 0.05 else "within 0.05"
         out.print(f"tuning − test P/D macro-F1 gap: {gap:+.3f} ({verdict})")
+    ins = result.get("instrument")
+    if ins:
+        decided = ", ".join(f"{k} {v}" for k, v in sorted(ins["decided_by"].items()))
+        out.print(f"decided by: {decided}; judge failures (rules' score stood): {ins['judge_failures']}; "
+                  f"unverified quotes dropped: {ins['unverified_quotes']}; model calls: {ins['model_calls']}")
     out.print("P/D: macro-F1 over preserved/deactivated; state: over all three states; s q o f: the fields' "
               "macro-F1 over true/false; P→D: share of gold-preserved notes scored deactivated. "
               "--json lists every miss.")
@@ -63,4 +93,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("sets", nargs="+", metavar="SET", help="labeled set folders (labels.jsonl, tasks/, artifacts/)")
     p.add_argument("--checker", default="rules", metavar="SPEC", help="the instrument to measure (default: rules)")
     p.add_argument("--json", action="store_true", help="print the calibration JSON")
+    from mustmaybe.judges import add_judge_options
+
+    add_judge_options(p)
     p.set_defaults(func=cmd_calibrate)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +17,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from mustmaybe.analysis import Calibration, ReportTable
-    from mustmaybe.checker import ArtifactScore
     from mustmaybe.records import EpisodeRecord
-    from mustmaybe.scenarios import Scenario
 
 _BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
 
@@ -91,7 +89,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.resamples < 0:
         raise UserError("--resamples must be 0 or more")
     runs = load_runs(args.runs)
-    calibration = load_calibration(args.calibration, "rules") if args.calibration else None
+    calibration = load_calibration(args.calibration, run_instrument(runs)) if args.calibration else None
     from mustmaybe.analysis import build_report, load_domains
 
     out = Path(args.out) if args.out else _default_out(args.runs[0])
@@ -122,34 +120,41 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ calibration
-def _calibration_scorer(spec: str) -> tuple[str, Callable[[Scenario, str], ArtifactScore]]:
-    """The instrument that scored the run, to be measured on the labeled sets.
+def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]]) -> str:
+    """The one instrument that scored these runs (records before instruments were named: the rules).
 
-    The one place that decides it: for now the rules checker whatever `spec` says, since the runs record
-    no other instrument yet; judge, panel and routed specs will resolve here.
+    Raises:
+        UserError: the runs mix instruments, so no one confusion matrix describes their rates.
     """
-    from mustmaybe.checker import resolve_checker
+    from mustmaybe.judges import parse_instrument
 
-    del spec  # every run is scored by the rules checker in this version
-    return resolve_checker("rules")
+    names = {("rules" if parse_instrument(r.checker or "rules").is_rules else (r.checker or "rules"))
+             for recs in runs.values() for r in recs}
+    if len(names) > 1:
+        raise UserError("--calibration: the runs were scored by different instruments (" + ", ".join(sorted(names))
+                        + "); rescore them with one --checker first")
+    return names.pop() if names else "rules"
 
 
 def load_calibration(values: Sequence[str], spec: str) -> Calibration:
     """`--calibration` values (repeated and/or comma-separated set folders) measured with the run's instrument."""
     from mustmaybe.analysis import Calibration
-    from mustmaybe.checker import CheckerSpecError, LabeledSetError, calibrate, load_labeled_set
+    from mustmaybe.checker import LabeledSetError, load_labeled_set
+    from mustmaybe.judges import instrument_for
+
+    from ._calibrate import calibrate_instrument
 
     paths = [p.strip() for v in values for p in v.split(",") if p.strip()]
     if not paths:
         raise UserError("--calibration needs at least one labeled set folder")
     if len(set(paths)) != len(paths):
         raise UserError("--calibration: the same labeled set is given twice")
+    instrument = instrument_for(spec)
     try:
-        name, scorer = _calibration_scorer(spec)
         sets = [load_labeled_set(p) for p in paths]
-    except (CheckerSpecError, LabeledSetError) as exc:
+    except LabeledSetError as exc:
         raise UserError(f"--calibration: {exc}") from None
-    return Calibration.from_result(calibrate(sets, scorer, name))
+    return Calibration.from_result(calibrate_instrument(sets, instrument))
 
 
 # ------------------------------------------------------------------ compare

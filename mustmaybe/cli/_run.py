@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
+    from mustmaybe.judges import Instrument
     from mustmaybe.records import EpisodeRecord, EpisodeSpec
 
 
@@ -36,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    default="json_schema", help="how OpenAI-compatible endpoints are asked for the executor's JSON")
     r.add_argument("--api-key-env", default=None,
                    help="NAME of the environment variable holding the endpoint's API key (never the key)")
+    r.add_argument("--checker", default="rules", metavar="SPEC",
+                   help="the instrument that scores the stored record: rules (default; also drives the live view), "
+                        "judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>")
     r.add_argument("--json", action="store_true", help="print the episode record (contract JSON) instead")
     r.add_argument("--runs-dir", default="runs", help="where the run folder is written (default: runs/)")
     r.set_defaults(func=cmd_run)
@@ -65,6 +69,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     models = per_role("--model", args.model, "sim:paper", str)
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
+    from mustmaybe.judges import instrument_for
+
+    instrument = instrument_for(args.checker)
     specs = checked.specs
     if any(s.backend == "local" for s in specs.values()):
         from mustmaybe.agents import check_local_backend
@@ -86,7 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
     try:
-        interrupt.run(_run_all(episodes, live=not args.json, records=records))
+        interrupt.run(_run_all(episodes, live=not args.json, records=records,
+                               instrument=None if instrument.is_rules else instrument))
     except interrupt.Interrupted as stop:
         return _stopped(args, scenario, records, stop.exit_code)
     except ValueError as exc:  # missing pressure material, backend configuration
@@ -131,11 +139,19 @@ def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: 
     return code
 
 
-async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[EpisodeRecord]) -> None:
+async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[EpisodeRecord],
+                   instrument: Instrument | None = None) -> None:
     from mustmaybe.teams import build_team, run_episode
 
-    for spec in episodes:
-        records.append(await (_run_live(spec) if live else run_episode(build_team(spec), spec)))
+    try:
+        for spec in episodes:
+            rec = await (_run_live(spec) if live else run_episode(build_team(spec), spec))
+            if instrument is not None:  # the stored scores are the instrument's; the live view showed the rules'
+                rec = await instrument.score_record(rec, spec.scenario)
+            records.append(rec)
+    finally:
+        if instrument is not None:
+            await instrument.close()
 
 
 async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:

@@ -26,8 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--runs-dir", type=Path, default=Path("runs"), help="parent of new run folders (default: runs/)")
     s.set_defaults(func=cmd_sweep)
 
-    r = sub.add_parser("rescore", help="re-apply the current checker to a run's stored messages (no model calls)")
+    r = sub.add_parser("rescore", help="re-score a run's stored messages with an instrument (no episode re-runs)")
     r.add_argument("run", type=Path, help="run folder")
+    r.add_argument("--checker", default="rules", metavar="SPEC",
+                   help="rules (default; no model calls), judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>; "
+                        "judgments are kept in RUN/judgments.sqlite and never asked twice")
+    from mustmaybe.judges import add_judge_options
+
+    add_judge_options(r)
     r.add_argument("--json", action="store_true", help="print a JSON summary")
     r.set_defaults(func=cmd_rescore)
 
@@ -126,20 +132,31 @@ def _print_plan(plan: Any, key_problems: list[str]) -> None:
 
 # ---------------------------------------------------------------- rescore / export
 def cmd_rescore(args: argparse.Namespace) -> int:
+    from mustmaybe.judges import JUDGMENTS_FILE, instrument_for
     from mustmaybe.store import rescore_run
 
+    if not (args.run / "store.sqlite").exists():
+        raise UserError(f"{args.run}: not a run folder (no store.sqlite)")
+    instrument = instrument_for(args.checker, judgments=args.run / JUDGMENTS_FILE, args=args)
     try:
-        result = rescore_run(args.run)
+        result = rescore_run(args.run, None if instrument.is_rules else instrument)
     except (FileNotFoundError, ValueError) as exc:
         raise UserError(str(exc)) from None
+    if not instrument.is_rules:
+        result["instrument"] = {**instrument.stats.as_dict(), "model_calls": instrument.model_calls,
+                                "cached_judgments": sum(j.cache_hits for j in instrument.judges)}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     _console().print(
-        f"rescored {result['episodes']:,} episodes in {result['run']} with checker {result['checker_version']} "
+        f"rescored {result['episodes']:,} episodes in {result['run']} with {result['checker']} "
         f"(before: {', '.join(result['previous_checker_versions']) or '–'}): artifact state changed in "
         f"{result['state_changed']}, forbidden in {result['forbidden_changed']}, "
         f"hop states in {result['hop_states_changed']}")
+    ins = result.get("instrument")
+    if ins:
+        _console().print(f"judge model calls: {ins['model_calls']}, judgments reused: {ins['cached_judgments']}, "
+                         f"judge failures (the rules' score stood): {ins['judge_failures']}")
     return 0
 
 

@@ -141,6 +141,9 @@ class EpisodeRecord(BaseModel):
     usage: dict[str, RoleUsage]
     errors: list[EpisodeError] = Field(default_factory=list)
     checker_version: str
+    checker: str | None = Field(
+        default=None, description="The instrument that scored this record (`rules@…`, `judge:…`, `panel:…`, "
+                                  "`routed:…`); null in records written before instruments were named (rules).")
     failed: bool = Field(
         default=False,
         description="A model call finally failed (or the team produced no handoff), so the executor never acted "

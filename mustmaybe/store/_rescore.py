@@ -1,4 +1,8 @@
-"""`mustmaybe rescore RUN`: re-apply the current checker to the stored messages, with no model call.
+"""`mustmaybe rescore RUN [--checker SPEC]`: re-score the stored messages without re-running any episode.
+
+With the rules (the default) no model is called. With a judge, panel or routed instrument the judges
+are asked about the stored texts; their judgments are kept in RUN/judgments.sqlite, so a second
+rescore with the same instrument makes no model call.
 
 Per episode it re-scores every hop and the artifact, rebuilds the carried stages (records/_stages.py;
 a record written before stages existed gains them), recomputes `first_break_hop`, `first_break_stage`,
@@ -9,29 +13,51 @@ episode row says which checker version scored it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._manifest import update_manifest
 from ._rows import flags_text
 from ._store import RunStore
 
 if TYPE_CHECKING:
+    from mustmaybe.checker import ArtifactScore
     from mustmaybe.records import EpisodeRecord
     from mustmaybe.scenarios import Scenario
 
 _BATCH = 200
 
 
-def rescore_record(record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
-    """The record with every score recomputed by the current checker (texts and action unchanged)."""
-    from mustmaybe.checker import CHECKER_VERSION, score_action, score_artifact
+class RecordScorer(Protocol):
+    """An instrument that re-scores whole records (mustmaybe.judges.Instrument)."""
+
+    name: str
+
+    async def score_record(self, record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord: ...
+
+    async def close(self) -> None: ...
+
+
+def rescore_record(record: EpisodeRecord, scenario: Scenario, *,
+                   scorer: Callable[[Scenario, str], ArtifactScore] | None = None,
+                   checker: str | None = None) -> EpisodeRecord:
+    """The record with every score recomputed (texts and action unchanged).
+
+    Args:
+        scorer: (task, text) -> score; the rules checker when None.
+        checker: the instrument's name recorded on the record (the rules' name when None).
+    """
+    from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION, score_action, score_artifact
     from mustmaybe.records import carried_stages, first_break_stage
 
-    hops = [h.model_copy(update={"score": score_artifact(scenario, h.text)}) for h in record.hops]
-    stages = carried_stages(hops, lambda text: score_artifact(scenario, text))
-    artifact = record.artifact.model_copy(update={"score": score_artifact(scenario, record.artifact.text)})
+    fn = scorer or score_artifact
+    hops = [h.model_copy(update={"score": fn(scenario, h.text)}) for h in record.hops]
+    stages = carried_stages(hops, lambda text: fn(scenario, text))
+    artifact = record.artifact.model_copy(update={"score": fn(scenario, record.artifact.text)})
     reviewer = next((h for h in hops if h.role == "reviewer"), None)
     identified = reviewer is not None and (
         (not reviewer.score.fields.status) if record.twin else reviewer.score.state == "preserved"
@@ -44,39 +70,51 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
     return record.model_copy(update={
         "hops": hops, "artifact": artifact, "reviewer_identified": identified, "first_break_hop": first_break,
         "stages": stages, "first_break_stage": first_break_stage(stages),
-        "executor": executor, "checker_version": CHECKER_VERSION,
+        "executor": executor, "checker_version": CHECKER_VERSION, "checker": checker or CHECKER_NAME,
     })
 
 
-def rescore_run(run_dir: str | Path) -> dict[str, Any]:
+def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> dict[str, Any]:
     """Rescore every episode of a run folder in place; returns counts of what changed.
+
+    Args:
+        run_dir: the run folder.
+        instrument: what scores (None: the rules). Its judgments for a batch are made before that
+            batch's write transaction opens, so a slow judge never holds the store locked.
 
     Raises:
         FileNotFoundError: not a run folder.
         ValueError: an episode's task content is not in the store.
     """
-    from mustmaybe.checker import CHECKER_VERSION
+    from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION
     from mustmaybe.records import EpisodeRecord
 
     run = Path(run_dir)
     if not (run / "store.sqlite").exists():
         raise FileNotFoundError(f"{run}: not a run folder (no store.sqlite)")
-    with RunStore(run) as store:
+    # One event loop for the whole rescore: the judges' HTTP clients stay bound to the loop they met first.
+    loop = asyncio.Runner() if instrument is not None else None
+    with RunStore(run) as store, loop if loop is not None else contextlib.nullcontext():
         scenarios = store.scenarios()
         previous = sorted({v for (v,) in store.query("SELECT DISTINCT checker_version FROM episodes")})
         rows = store.query("SELECT key, record FROM episodes ORDER BY rowid")
         counts = {"episodes": 0, "state_changed": 0, "forbidden_changed": 0, "hop_states_changed": 0}
         db = store.db
         for start in range(0, len(rows), _BATCH):
+            keys, olds, tasks = [], [], []
+            for key, text in rows[start:start + _BATCH]:
+                old = EpisodeRecord.model_validate_json(text)
+                scenario = scenarios.get(old.task_hash)
+                if scenario is None:
+                    raise ValueError(f"{run}: episode {key[:12]} uses task {old.task} ({old.task_hash[:12]}), "
+                                     f"whose content is not in the store")
+                keys.append(key)
+                olds.append(old)
+                tasks.append(scenario)
+            news = _rescore_batch(olds, tasks, instrument, loop)
             db.execute("BEGIN IMMEDIATE")
             try:
-                for key, text in rows[start:start + _BATCH]:
-                    old = EpisodeRecord.model_validate_json(text)
-                    scenario = scenarios.get(old.task_hash)
-                    if scenario is None:
-                        raise ValueError(f"{run}: episode {key[:12]} uses task {old.task} ({old.task_hash[:12]}), "
-                                         f"whose content is not in the store")
-                    new = rescore_record(old, scenario)
+                for key, old, new in zip(keys, olds, news, strict=True):
                     counts["episodes"] += 1
                     counts["state_changed"] += int(new.artifact.score.state != old.artifact.score.state)
                     counts["forbidden_changed"] += int(new.executor.forbidden != old.executor.forbidden)
@@ -106,13 +144,29 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
                 db.execute("ROLLBACK")
                 raise
         at = datetime.now(UTC).isoformat(timespec="seconds")
-        result = {"run": str(run), "checker_version": CHECKER_VERSION, "previous_checker_versions": previous,
-                  "at": at, **counts}
+        if loop is not None and instrument is not None:
+            loop.run(instrument.close())
+        name = instrument.name if instrument is not None else CHECKER_NAME
+        result = {"run": str(run), "checker": name, "checker_version": CHECKER_VERSION,
+                  "previous_checker_versions": previous, "at": at, **counts}
         store.set_meta("checker_version", CHECKER_VERSION)
+        store.set_meta("checker", name)
     if (run / "manifest.json").exists():
         def note(m: dict[str, Any]) -> None:
             m["checker_version"] = CHECKER_VERSION
+            m["checker"] = name
             m.setdefault("rescores", []).append({k: v for k, v in result.items() if k != "run"})
 
         update_manifest(run, note)
     return result
+
+
+def _rescore_batch(olds: list[EpisodeRecord], tasks: list[Scenario], instrument: RecordScorer | None,
+                   loop: asyncio.Runner | None) -> list[EpisodeRecord]:
+    if instrument is None or loop is None:
+        return [rescore_record(o, t) for o, t in zip(olds, tasks, strict=True)]
+
+    async def judged() -> list[EpisodeRecord]:
+        return [await instrument.score_record(o, t) for o, t in zip(olds, tasks, strict=True)]
+
+    return loop.run(judged())

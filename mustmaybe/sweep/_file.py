@@ -54,6 +54,8 @@ class SweepFile(BaseModel):
     endpoints: list[EndpointConfig] = Field(default_factory=list, description="Limits per OpenAI-compatible base URL.")
     max_in_flight: StrictInt | None = Field(default=None, ge=1, description="Episodes in flight at once (extension).")
     cache: str | None = Field(default=None, description="A shared response cache file instead of RUN/cache.sqlite.")
+    checker: str = Field(default="rules", description="The instrument that scores every stored message: rules, "
+                         "judge:<model spec>, panel:<spec>;<spec>;…, routed:<judge or panel spec>.")
     workers: StrictInt = Field(default=1, ge=1, le=64,
                                description="Processes running episodes (extension); limits are split between them.")
 

@@ -284,6 +284,7 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     problems: list[str] = []
     scenarios, task_problems = resolve_tasks(sf.tasks, p.resolve().parent)
     problems += task_problems
+    problems += _checker_problems(sf.checker)
     conditions: list[Condition] = []
     for i, cid in enumerate(sf.conditions):
         try:
@@ -379,3 +380,14 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                      scenarios={s.id: s for s in scenarios}, calls_by_endpoint=calls_total,
                      max_in_flight=max_in_flight, cache_path=cache_path, workers=workers, roles=roles,
                      skipped=skipped, warnings=warnings)
+
+
+def _checker_problems(spec: str) -> list[str]:
+    from mustmaybe.checker import CheckerSpecError
+    from mustmaybe.judges import parse_instrument
+
+    try:
+        parse_instrument(spec)
+    except CheckerSpecError as exc:
+        return [f"checker: {exc}".replace("--checker ", "")]
+    return []

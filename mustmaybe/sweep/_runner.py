@@ -17,14 +17,14 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from mustmaybe.agents import CallSharing
+from mustmaybe.agents import CallSharing, ResponseCache
+from mustmaybe.judges import JUDGMENTS_FILE, resolve_instrument
 from mustmaybe.teams import build_team, classify_error, run_episode
 
 from ._plan import PlannedEpisode, SweepPlan
 from ._tally import Tally
 
 if TYPE_CHECKING:
-    from mustmaybe.agents import ResponseCache
     from mustmaybe.store import RunStore
 
 log = logging.getLogger("mustmaybe.sweep")
@@ -43,6 +43,10 @@ class SweepRunner:
         self.replace = replace or set()
         self.stopped: str | None = None
         self.sharing = CallSharing(cache=cache)  # every episode's clients share the cache and calls in flight
+        # The sweep's instrument, when it is not the rules: it re-scores each record before it is stored.
+        self.instrument = None if _is_rules(plan.file.checker) else resolve_instrument(
+            plan.file.checker, cache=ResponseCache(store.run_dir / JUDGMENTS_FILE), sharing=self.sharing,
+            endpoints=plan.endpoints)
 
     async def run_one(self, ep: PlannedEpisode) -> None:
         """Run one episode and store it; an exception is stored as a failure, never raised."""
@@ -50,6 +54,8 @@ class SweepRunner:
         try:
             team = build_team(ep.spec, sharing=self.sharing)
             record = await run_episode(team, ep.spec)
+            if self.instrument is not None:
+                record = await self.instrument.score_record(record, ep.scenario)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -84,6 +90,16 @@ class SweepRunner:
                 raise asyncio.CancelledError()
 
         n = max(1, min(max_in_flight, len(episodes)))
-        async with asyncio.TaskGroup() as tg:  # a store failure stops every worker
-            for _ in range(n):
-                tg.create_task(worker())
+        try:
+            async with asyncio.TaskGroup() as tg:  # a store failure stops every worker
+                for _ in range(n):
+                    tg.create_task(worker())
+        finally:
+            if self.instrument is not None:
+                await self.instrument.close()
+
+
+def _is_rules(spec: str) -> bool:
+    from mustmaybe.judges import parse_instrument
+
+    return parse_instrument(spec).is_rules

@@ -53,7 +53,8 @@ def test_cli_check_reads_stdin() -> None:
 def test_check_artifact_matches_score_artifact(vendor: Scenario) -> None:
     text = "Hold the Q3 summary until the VRR board approves it; share the internal preview."
     res = check_artifact(vendor, text)
-    assert res.model_dump(exclude={"task", "checker", "checker_version"}) == score_artifact(vendor, text).model_dump()
+    assert res.model_dump(exclude={"task", "checker", "checker_version"}) == score_artifact(vendor, text).model_dump(
+        exclude={"checker"})
 
 
 def test_checker_version_carries_the_rules_number() -> None:

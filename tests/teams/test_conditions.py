@@ -27,7 +27,8 @@ CONTRACT_KEYS = {
     "reviewer_identified", "hops", "artifact", "first_break_hop", "executor", "visibility", "isolation",
     "usage", "errors", "checker_version",
 }
-SCORE_KEYS = {"fields", "complete", "state", "flags", "retention_score", "evidence", "unsure"}
+SCORE_KEYS = {"fields", "complete", "state", "flags", "retention_score", "evidence", "unsure", "checker",
+              "unverified_quotes"}
 EXECUTOR_KEYS = {"action", "blocker_recognized", "rationale", "parse_ok", "action_rule", "forbidden"}
 EXPECTED_TRANSFORMER_HOPS = {"direct": 0, "single": 1, "planner": 1}
 

@@ -1,0 +1,33 @@
+"""Model judges as instruments: `--checker judge:…`, `panel:…;…`, `routed:…` (contracts: CHECKER_AND_JUDGES.md).
+
+The checker's deterministic core (mustmaybe.checker) imports no model code; this package is where the
+rubric and view it defines meet the model clients of mustmaybe.agents. `resolve_instrument` turns a
+`--checker` value into an `Instrument` whose async `score` every command uses.
+"""
+
+from ._apply import score_record
+from ._cli import JUDGMENTS_FILE, add_judge_options, instrument_for, judge_endpoints, run_scoring, score_all
+from ._instrument import Instrument, InstrumentStats, majority, resolve_instrument
+from ._judge import JudgeCallError, JudgeReply, ModelJudge, full_view, parse_answer
+from ._spec import InstrumentSpec, parse_instrument
+
+__all__ = [
+    "JUDGMENTS_FILE",
+    "Instrument",
+    "InstrumentSpec",
+    "InstrumentStats",
+    "JudgeCallError",
+    "JudgeReply",
+    "ModelJudge",
+    "add_judge_options",
+    "full_view",
+    "instrument_for",
+    "judge_endpoints",
+    "majority",
+    "parse_answer",
+    "parse_instrument",
+    "resolve_instrument",
+    "run_scoring",
+    "score_all",
+    "score_record",
+]

@@ -1,0 +1,86 @@
+"""What the commands share to use an instrument: resolve it with a clear error, run its async scoring."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mustmaybe.errors import UserError
+
+if TYPE_CHECKING:
+    from mustmaybe.checker import ArtifactScore
+    from mustmaybe.records import EndpointConfig
+    from mustmaybe.scenarios import Scenario
+
+    from ._instrument import Instrument
+
+T = TypeVar("T")
+
+JUDGMENTS_FILE = "judgments.sqlite"
+
+
+def add_judge_options(p: argparse.ArgumentParser) -> None:
+    """The options an OpenAI-compatible judge endpoint needs on the command line (a sweep has [[endpoints]])."""
+    p.add_argument("--structured-output", choices=["json_schema", "json_object_schema", "prompt"],
+                   default="json_schema", help="how a judge's OpenAI-compatible endpoint is asked for JSON "
+                   "(llama.cpp's server: json_object_schema)")
+    p.add_argument("--api-key-env", default=None,
+                   help="NAME of the environment variable holding the judge endpoint's API key (never the key)")
+
+
+def judge_endpoints(specs: Sequence[str], args: argparse.Namespace) -> dict[str, EndpointConfig]:
+    """One endpoint configuration per judge base URL, from `add_judge_options`' flags."""
+    from mustmaybe.records import EndpointConfig, parse_model_spec
+
+    out: dict[str, EndpointConfig] = {}
+    for s in specs:
+        m = parse_model_spec(s)
+        if m.backend == "openai":
+            out[m.endpoint] = EndpointConfig(base_url=m.endpoint, structured_output=args.structured_output,
+                                             api_key_env=args.api_key_env)
+    return out
+
+
+def instrument_for(spec: str, *, judgments: Path | None = None, args: argparse.Namespace | None = None) -> Instrument:
+    """The instrument `--checker SPEC` names, judgments kept in `judgments` (a sqlite file) if given.
+
+    Raises:
+        UserError: the spec names no usable instrument (the message says why).
+    """
+    from mustmaybe.checker import CheckerSpecError
+
+    from ._instrument import resolve_instrument
+    from ._spec import parse_instrument
+
+    cache = None
+    try:
+        if judgments is not None and not parse_instrument(spec).is_rules:
+            from mustmaybe.agents import ResponseCache
+
+            cache = ResponseCache(judgments)
+        parsed = parse_instrument(spec)
+        endpoints = judge_endpoints(parsed.judges, args) if args is not None else None
+        return resolve_instrument(spec, cache=cache, endpoints=endpoints)
+    except CheckerSpecError as exc:
+        raise UserError(str(exc)) from None
+
+
+def run_scoring(coro: Coroutine[Any, Any, T], instrument: Instrument) -> T:
+    """Run the instrument's scoring to the end in one event loop, closing its clients after."""
+
+    async def main() -> T:
+        try:
+            return await coro
+        finally:
+            await instrument.close()
+
+    return asyncio.run(main())
+
+
+def score_all(instrument: Instrument, items: Sequence[tuple[Scenario, str]], concurrency: int = 8,
+              ) -> list[ArtifactScore]:
+    """Scores for many (task, text) pairs; a failed judge falls back to the rules, counted."""
+    return run_scoring(instrument.score_many(items, concurrency), instrument)
