@@ -74,6 +74,8 @@ EPISODE_COLUMNS: dict[str, str] = {
     "n_stages": "number of carried stages (records/_stages.py)",
     "parse_ok": "the executor's answer parsed",
     "n_errors": "number of recorded errors",
+    "instrument": "the instrument that scored the record (rules@…, judge:…, panel:…, routed:…)",
+    "decided_by": "the instrument that decided the final artifact's score (for routed: routed:rules or the judge)",
     "twin": "benign twin episode",
 }
 
@@ -261,6 +263,8 @@ def _flatten(
         ("first_break_stage", r.first_break_stage if r.stages else first_break_stage(stages)),
         ("n_stages", len(r.stages) if r.stages else len(stages)), ("parse_ok", r.executor.parse_ok),
         ("n_errors", len(r.errors)), ("twin", r.twin),
+        ("instrument", r.checker or f"rules@{r.checker_version}"),
+        ("decided_by", score.checker or r.checker or f"rules@{r.checker_version}"),
     ):
         e[col].append(val)
 
@@ -276,7 +280,7 @@ _EP_COLS: dict[str, Any] = {
     "transition_loss": pl.Boolean, "lost_status": pl.Boolean, "lost_prerequisite": pl.Boolean,
     "lost_authority": pl.Boolean, "lost_fallback": pl.Boolean, "first_break_hop": pl.Int64,
     "n_hops": pl.Int64, "first_break_stage": pl.Int64, "n_stages": pl.Int64, "parse_ok": pl.Boolean,
-    "n_errors": pl.Int64, "twin": pl.Boolean,
+    "n_errors": pl.Int64, "twin": pl.Boolean, "instrument": pl.String, "decided_by": pl.String,
 }
 # What a failed episode contributes: its row keys and the first error (what stopped it).
 _FAILED_COLS: dict[str, Any] = {

@@ -143,6 +143,28 @@ def failed_warning(failed: pl.DataFrame, scored: int) -> Paragraph | None:
         "rate; each table's 'failed' column counts them per row, beside the rates.", "warning")
 
 
+def _instrument_note(ep: pl.DataFrame) -> Paragraph | None:
+    """Which instrument scored the rates, and for a routed one how many final artifacts the judge decided."""
+    if "instrument" not in ep.columns or ep.is_empty():
+        return None
+    used = ep.group_by("instrument").len().sort("len", descending=True)
+    text = "Scored by " + "; ".join(f"{name} ({n} episodes)" for name, n in used.iter_rows()) + "."
+    judged = ep.filter(~pl.col("decided_by").str.starts_with("rules@") & (pl.col("decided_by") != "routed:rules"))
+    routed = ep.filter(pl.col("instrument").str.starts_with("routed:"))
+    if routed.height:
+        by_judge = routed.filter(pl.col("decided_by") != "routed:rules").height
+        text += (f" Routed: the judge decided {by_judge} of {routed.height} final artifacts "
+                 f"({100.0 * by_judge / routed.height:.1f}%); the rules, where every evaluator was sure, the rest.")
+    fell_back = ep.filter(~pl.col("instrument").str.starts_with("rules@")
+                          & pl.col("decided_by").str.starts_with("rules@")).height
+    if fell_back:
+        text += (f" {fell_back} final artifact(s) kept the rules' score because no judge gave a usable answer "
+                 "(the records' errors say why).")
+    if used.height == 1 and used["instrument"][0].startswith("rules@") and not judged.height:
+        return Paragraph(text, "text")
+    return Paragraph(text, "note")
+
+
 def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
     ep = frames.episodes
     out: list[Paragraph] = []
@@ -164,6 +186,9 @@ def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
         f"{ep['task'].n_unique()} tasks, {ep['condition'].n_unique()} conditions, "
         f"{ep['models'].n_unique()} model configurations."
     ))
+    instrument = _instrument_note(ep)
+    if instrument is not None:
+        out.append(instrument)
     if frames.duplicates:
         out.append(Paragraph(f"{frames.duplicates} episode(s) appeared in more than one run (same episode key) "
                              "and were counted once.", "note"))

@@ -29,8 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def cmd_judge(args: argparse.Namespace) -> int:
     from mustmaybe.agents import ModelSpecError, ResponseCache, check_model_spec
-    from mustmaybe.judges import JUDGMENTS_FILE, ModelJudge
-    from mustmaybe.judges._panel_run import audit_view, panel_episodes, run_panel, stratified_sample, write_judgments
+    from mustmaybe.judges import (
+        JUDGMENTS_FILE,
+        ModelJudge,
+        audit_view,
+        panel_episodes,
+        run_panel,
+        stratified_sample,
+        write_judgments,
+    )
     from mustmaybe.store import RunStore
 
     if not (args.run / "store.sqlite").exists():

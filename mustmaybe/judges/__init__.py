@@ -9,6 +9,7 @@ from ._apply import score_record
 from ._cli import JUDGMENTS_FILE, add_judge_options, instrument_for, judge_endpoints, run_scoring, score_all
 from ._instrument import Instrument, InstrumentStats, majority, resolve_instrument
 from ._judge import JudgeCallError, JudgeReply, ModelJudge, full_view, parse_answer
+from ._panel_run import audit_view, panel_episodes, run_panel, stratified_sample, write_judgments
 from ._spec import InstrumentSpec, parse_instrument
 
 __all__ = [
@@ -20,14 +21,19 @@ __all__ = [
     "JudgeReply",
     "ModelJudge",
     "add_judge_options",
+    "audit_view",
     "full_view",
     "instrument_for",
     "judge_endpoints",
     "majority",
+    "panel_episodes",
     "parse_answer",
     "parse_instrument",
     "resolve_instrument",
+    "run_panel",
     "run_scoring",
     "score_all",
     "score_record",
+    "stratified_sample",
+    "write_judgments",
 ]

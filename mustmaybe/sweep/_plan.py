@@ -104,6 +104,13 @@ class SweepPlan:
         return self.file.name
 
     @property
+    def checker_name(self) -> str:
+        """The name of the instrument that scores this sweep's records (`rules@…`, `judge:…`, …)."""
+        from mustmaybe.judges import parse_instrument
+
+        return parse_instrument(self.file.checker).name
+
+    @property
     def simulated(self) -> bool:
         return any(e.spec.simulated for e in self.episodes)
 

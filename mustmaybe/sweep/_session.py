@@ -88,7 +88,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
             "schema": RUN_SCHEMA, "kind": "sweep", "name": plan.name, "status": "running",
             "created_at": now(), "started_at": now(), "ended_at": None, "simulated": plan.simulated,
             "sweep": plan.resolved(), "versions": package_versions(), "git": git_state(),
-            "checker_version": checker_version, "tasks": plan.task_hashes(),
+            "checker_version": checker_version, "checker": plan.checker_name, "tasks": plan.task_hashes(),
             "cache": {"enabled": opts.use_cache, "path": str(cache_path), "note": CACHE_NOTE},
             "resume_policy": RESUME_POLICY, "host": host_info(), "sessions": [session], "counts": None,
         }
@@ -97,7 +97,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
         store.put_tasks(plan.scenarios.values())
 
         def start(m: dict[str, Any]) -> None:
-            m.update(status="running", ended_at=None, checker_version=checker_version)
+            m.update(status="running", ended_at=None, checker_version=checker_version, checker=plan.checker_name)
             m["cache"] = {"enabled": opts.use_cache, "path": str(cache_path), "note": CACHE_NOTE}
             m.setdefault("sessions", []).append(session)
 

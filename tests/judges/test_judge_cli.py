@@ -167,5 +167,6 @@ def test_report_calibrates_the_instrument_that_scored_the_run(judged_run: Path, 
     assert code == 0, err
     text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert f"routed:{PANEL}" in text
+    assert "Routed: the judge decided" in text  # the share routed, from the records' own scores
     with (tmp_path / "rep" / "tables" / "condition_matrix.csv").open(encoding="utf-8") as fh:
         assert "P_adj" in next(csv.reader(fh))
