@@ -174,6 +174,8 @@ def build_frames(
 def _condition_of(r: EpisodeRecord, info: Mapping[str, tuple[str, str | None]]) -> tuple[str, str, str | None]:
     """The episode's condition row label, family and control."""
     family, control = info.get(r.condition, ("unknown", None))
+    if family == "workflow" and r.control:
+        control = r.control  # W's control depends on its topology; the record names it
     if r.twin and family != "twin":
         # A benign twin run under another condition (`mustmaybe run --twin`) measures over-blocking:
         # it gets its own row and family, never pooled with the blocked episodes of that condition.

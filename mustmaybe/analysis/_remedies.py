@@ -24,7 +24,7 @@ _FAMILIES = ("repair", "verification", "workflow")
 
 def _no_remedy(arm: str, family: str, control: str | None) -> str | None:
     """The no-remedy arm an arm is matched with (None for a no-remedy arm itself)."""
-    if arm in ("R-none", "V-plain"):
+    if arm in ("R-none", "V-plain") or family not in _FAMILIES:  # W's controls are no-remedy arms too
         return None
     if family == "workflow":
         return control  # the condition whose prose team W ran under this topology
