@@ -29,6 +29,7 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import _prompts as prompts
 from . import _sim_roles as roles
 from ._backends import ClientContext
 from ._sim_judge import judge as sim_judge
@@ -107,6 +108,9 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         system = "\n".join(_text(m) for m in messages if isinstance(m, SystemMessage))
         # What others sent (the task, the review, earlier hops, peers); never the agent's own replies.
         users = [_text(m) for m in messages if not isinstance(m, SystemMessage | AssistantMessage)]
+        # W's projection of the gate record: the sim's transformers write their prose from the
+        # handoff as usual (their rates are the prose's own); the executor reads it in its task text.
+        users = [u for u in users if not u.startswith(prompts.WORKFLOW_HEADER)]
         rng = self._rng([system, *users])
         last = users[-1] if users else ""
         if cfg.role == "reviewer":

@@ -69,6 +69,9 @@ class ExecutorRates(BaseModel):
     recognize_weak: float = Field(ge=0.0, le=1.0, description="P(blocker_recognized) when no stop cue is visible.")
     twin_proceed: float = Field(ge=0.0, le=1.0, description="P(requested action | the handoff says it is resolved).")
     malformed_json: float = Field(default=0.0, ge=0.0, le=1.0, description="P(an answer that is not valid JSON).")
+    gate_respect: float = Field(default=0.9, ge=0.0, le=1.0,
+                                description="W: P(the executor reads an open gate in the workflow-state projection "
+                                            "as a stop), drawn only when the projection is there.")
 
 
 class SimProfile(BaseModel):

@@ -278,6 +278,15 @@ def assess(handoff: str) -> Assessment:
     return Assessment(stop, frozenset(weak), resolved and not stop)
 
 
+_GATE_LINE = re.compile(r"- gate: \S+ \(status: (open|resolved)\)\n- governs action: ([a-z0-9_]+)")
+
+
+def _gate_in(user: str, requested: str) -> str | None:
+    """The status of a W projection's gate on the requested action, if the task text shows one."""
+    m = _GATE_LINE.search(user)
+    return m.group(1) if m and m.group(2) == requested else None
+
+
 def execute(user: str, *, requested: str, fallback: str, unsafe: float, ex: ExecutorRates,
             rng: random.Random) -> str:
     handoff = tx.handoff_section(user) or user
@@ -288,6 +297,11 @@ def execute(user: str, *, requested: str, fallback: str, unsafe: float, ex: Exec
     labels = dict(tx.read_actions(user))
     others = [a for a in actions if a not in (requested, fallback) and _ASKS.match(labels.get(a, ""))]
     a = assess(handoff)
+    gate = _gate_in(user, requested)
+    if gate == "resolved":
+        a = Assessment(stop=False, weak=frozenset(), resolved=True)
+    elif gate == "open" and rng.random() < ex.gate_respect:
+        a = Assessment(stop=True, weak=frozenset(), resolved=False)
     r = tx.read_handoff(handoff)
     what = words.core(r.q) if r.q and "q" not in r.raw else "the prerequisite is resolved"
     if a.resolved:

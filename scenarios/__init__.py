@@ -12,7 +12,7 @@ from ._loader import (
     validate_paths,
 )
 from ._model import DOMAINS, Action, ActionKind, Blocker, Domain, Pressure, Resolution, Scenario
-from .conditions import CONDITIONS, GRADIENT, MAIN_MATRIX, Condition, get_condition
+from .conditions import CONDITIONS, GRADIENT, MAIN_MATRIX, WORKFLOW_BASES, Condition, get_condition, workflow_base
 
 __all__ = [
     "CONDITIONS",
@@ -20,6 +20,7 @@ __all__ = [
     "GRADIENT",
     "LIBRARY_DIR",
     "MAIN_MATRIX",
+    "WORKFLOW_BASES",
     "Action",
     "ActionKind",
     "Blocker",
@@ -37,4 +38,5 @@ __all__ = [
     "parse_scenario",
     "task_hash",
     "validate_paths",
+    "workflow_base",
 ]

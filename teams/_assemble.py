@@ -14,6 +14,7 @@ from mustmaybe.records import (
     EpisodeSpec,
     ExecutorOutcome,
     Hop,
+    RepairRecord,
     RoleUsage,
     carried_stages,
     first_break_stage,
@@ -52,7 +53,8 @@ def _sim_truth(team: EpisodeTeam) -> list[dict[str, Any]] | None:
 
 
 def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artifact: ArtifactRecord,
-                    executor: ExecutorOutcome, errors: list[EpisodeError], failed: bool) -> EpisodeRecord:
+                    executor: ExecutorOutcome, errors: list[EpisodeError], failed: bool,
+                    repair: RepairRecord | None = None) -> EpisodeRecord:
     """The `mustmaybe/episode@1` record of a finished run (failed or not)."""
     scenario, sidecar = spec.scenario, team.sidecar
     # The drift curve's points: what each step passes on toward the executor (records/_stages.py).
@@ -64,9 +66,14 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
     )
     first_break = next((h.index for h in hops if h.score.state != "preserved"), None)
     usage, visibility = _usage_and_visibility(team)
-    # The executor may see the artifact; nothing else of the full record.
-    isolation = audit(scenario, visibility["executor"], [artifact.text])
-    transformer_iso = audit(scenario, visibility["transformer"], [h.text for h in hops])
+    # The executor may see the artifact; nothing else of the full record. Under W every hop after the
+    # reviewer may also see the gate's projection (trusted state, built from the canonical blocker).
+    workflow = team.workflow
+    projected = [p] if workflow is not None and (p := workflow.projection()) else []
+    isolation = audit(scenario, visibility["executor"], [artifact.text, *projected])
+    transformer_iso = audit(scenario, visibility["transformer"], [h.text for h in hops] + projected)
+    if workflow is not None and workflow.note:
+        errors.append(EpisodeError(where="workflow", kind="no_gate", message=workflow.note))
     if not transformer_iso.ok:
         errors.append(EpisodeError(where="transformer", kind="isolation_leak",
                                    message="; ".join(transformer_iso.leaks)[:500]))
@@ -80,5 +87,11 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         params={r: p.model_dump() for r, p in spec.params.items()}, team_config=team.config,
         sim_truth=_sim_truth(team), started_at=team.started.isoformat(),
         duration_s=round(time.perf_counter() - team.t0, 4),
-        family=cond.family, control=cond.control, endpoints={r: spec.models[r].endpoint for r in ROLES},
+        family=cond.family, control=_control(spec), endpoints={r: spec.models[r].endpoint for r in ROLES},
+        gate=workflow.record if workflow is not None else None, repair=repair,
     )
+
+
+def _control(spec: EpisodeSpec) -> str | None:
+    """The condition's matched control; W's is its topology's own condition (the prose team it ran)."""
+    return spec.team_condition.id if spec.workflow else spec.condition.control

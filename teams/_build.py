@@ -26,6 +26,7 @@ from mustmaybe.agents import (
 from mustmaybe.records import EpisodeSpec, Role
 
 from ._context import SourceFilterContext
+from ._gate import WorkflowState
 from ._registry import TeamPlan, TopologyContext, get_topology
 from ._sidecar import HopCallback, Sidecar
 
@@ -45,6 +46,7 @@ class EpisodeTeam:
     clients: dict[str, RecordingClient] = field(default_factory=dict)
     roles: dict[str, Role] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    workflow: WorkflowState | None = None  # W only: the ledger and the gate record that travels
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
     t0: float = field(default_factory=time.perf_counter)
 
@@ -62,9 +64,10 @@ class EpisodeTeam:
 class _Agents:
     """Makes the episode's clients and agents, and remembers them for the record."""
 
-    def __init__(self, spec: EpisodeSpec, sharing: CallSharing | None) -> None:
+    def __init__(self, spec: EpisodeSpec, sharing: CallSharing | None, workflow: WorkflowState | None) -> None:
         self.spec = spec
         self.sharing = sharing
+        self.workflow = workflow
         self.clients: dict[str, RecordingClient] = {}
         self.roles: dict[str, Role] = {}
         self.config: list[dict[str, Any]] = []
@@ -87,6 +90,8 @@ class _Agents:
     def agent(self, name: str, role: Role, system_message: str, *, include_sources: list[str] | None = None,
               exclude_sources: list[str] | None = None, last_n: int | None = None, hop: int = 0) -> AssistantAgent:
         context = SourceFilterContext(include_sources, exclude_sources, last_n)
+        if self.workflow is not None and role != "reviewer":  # the reviewer's statement precedes the commit
+            context.projection = self.workflow.projection
         self.roles[name] = role
         self.config.append({"name": name, "role": role, "model": str(self.spec.models[role]),
                             "params": self.spec.params[role].model_dump(), "system_message": system_message,
@@ -116,19 +121,22 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     if spec.twin and scenario.resolution is None:
         raise ValueError(f"task {scenario.id} has no resolution, so it has no benign twin")
     started, t0 = datetime.now(UTC), time.perf_counter()
-    agents = _Agents(spec, sharing)
-    sidecar = Sidecar(scenario, agents.roles, on_hop)
+    workflow = WorkflowState(scenario, spec.twin) if spec.workflow else None
+    agents = _Agents(spec, sharing, workflow)
+    sidecar = Sidecar(scenario, agents.roles, on_hop, twin=spec.twin,
+                      on_review=workflow.observe_review if workflow is not None else None)
     runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
     team_cond, team_topo = spec.team_condition, spec.team_topology
     builder = get_topology(team_topo.name).builder
     assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
     plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
+    has_base = spec.replay is not None or spec.workflow
     team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
-                   "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if spec.replay else None,
+                   "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
                    "order": [p.name for p in plan.participants], "agents": agents.config}
     executor = AssistantAgent("executor", model_client=agents.client("executor", "executor", 0,
                                                                      decision_model_for(scenario)),
                               system_message=prompts.render("executor"),
                               model_context=SourceFilterContext(include_sources=["user"]))
     return EpisodeTeam(plan=plan, runtime=runtime, sidecar=sidecar, executor=executor, clients=agents.clients,
-                       roles=agents.roles, config=team_config, started=started, t0=t0)
+                       roles=agents.roles, config=team_config, started=started, t0=t0, workflow=workflow)

@@ -7,12 +7,15 @@ one of these with an explicit allow-list.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Self
 
 from autogen_core import Component
 from autogen_core.model_context import UnboundedChatCompletionContext
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import BaseModel, Field
+
+PROJECTION_SOURCE = "workflow_state"
 
 
 class SourceFilterContextConfig(BaseModel):
@@ -36,6 +39,9 @@ class SourceFilterContext(UnboundedChatCompletionContext, Component[SourceFilter
             include_sources=include_sources, exclude_sources=list(exclude_sources or []),
             last_n=last_n, include_own=include_own,
         )
+        # W: a read-only view of trusted state, read at each call and never stored in the history, so
+        # no message (and no model) can edit what the next call shows. Not part of the config.
+        self.projection: Callable[[], str | None] | None = None
 
     def _allowed(self, m: LLMMessage) -> bool:
         if isinstance(m, AssistantMessage):
@@ -50,6 +56,9 @@ class SourceFilterContext(UnboundedChatCompletionContext, Component[SourceFilter
         kept = [m for m in self._messages if self._allowed(m)]
         if self._cfg.last_n is not None:
             kept = kept[-self._cfg.last_n :]
+        view = self.projection() if self.projection is not None else None
+        if view:
+            kept = [*kept, UserMessage(content=view, source=PROJECTION_SOURCE)]
         return kept
 
     def _to_config(self) -> SourceFilterContextConfig:  # type: ignore[override]

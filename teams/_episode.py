@@ -38,9 +38,11 @@ from mustmaybe.records import (
 
 from ._assemble import assemble_record
 from ._build import EpisodeTeam
-from ._outcome import executor_outcome
+from ._controls import enforce_control
+from ._gate import check_action
+from ._outcome import apply_receipt, executor_outcome
 from ._replay import repair_text, restored_fields, verify_control
-from ._sidecar import safe_score, score_artifact_text
+from ._sidecar import safe_score, score_artifact_text, twin_reading
 
 T = TypeVar("T")
 
@@ -126,8 +128,11 @@ def not_scored() -> ExecutorOutcome:
 async def _run_executor(team: EpisodeTeam, spec: EpisodeSpec, artifact_text: str, control: str | None,
                         errors: list[EpisodeError], token: CancellationToken) -> tuple[ExecutorOutcome, bool]:
     """The executor's outcome and whether the episode failed (its model call finally failed)."""
-    scenario = spec.scenario
-    task = prompts.executor_task(scenario, spec.condition, artifact_text, control)
+    scenario, workflow = spec.scenario, team.workflow
+    # Under W the executor gets its topology's own condition's pressure, as that condition's executor does.
+    view_cond = spec.team_condition if spec.workflow else spec.condition
+    projection = workflow.projection() if workflow is not None else None
+    task = prompts.executor_task(scenario, view_cond, artifact_text, control, projection)
     try:
         result = await _cancellable(lambda: team.executor.run(task=task, cancellation_token=token), token)
         raw = result.messages[-1].to_text() if result.messages else ""
@@ -139,10 +144,25 @@ async def _run_executor(team: EpisodeTeam, spec: EpisodeSpec, artifact_text: str
         cause = client.last_error if client.last_error is not None else exc
         errors.append(_call_error("executor", "executor", cause, spec.models["executor"]))
         return not_scored(), True
-    outcome, parse_error = executor_outcome(scenario, raw, artifact_text)
+    outcome, parse_error = executor_outcome(scenario, raw, artifact_text, spec.twin)
     if parse_error is not None:
         errors.append(parse_error)
-    return outcome, False
+    return _enforced(spec, team, outcome), False
+
+
+def _enforced(spec: EpisodeSpec, team: EpisodeTeam, outcome: ExecutorOutcome) -> ExecutorOutcome:
+    """The outcome after the episode's enforced control (W's gate check, a V-*-enforced check), if any:
+    trusted code decides what takes effect; prompt-only arms leave the model's choice as it is."""
+    requested, scenario = outcome.action, spec.scenario
+    if requested is None:
+        return outcome
+    if team.workflow is not None:
+        receipt = check_action(scenario, requested, team.workflow.record, team.workflow.ledger)
+    elif spec.replay is not None and spec.replay.enforce:
+        receipt = enforce_control(spec.replay.verify, scenario, requested, resolved=spec.twin)
+    else:
+        return outcome
+    return apply_receipt(scenario, outcome, receipt, spec.twin)
 
 
 async def run_episode(team: EpisodeTeam, spec: EpisodeSpec) -> EpisodeRecord:
@@ -168,20 +188,21 @@ async def run_episode(team: EpisodeTeam, spec: EpisodeSpec) -> EpisodeRecord:
                                            f"nothing to act on"))
     # Up to here `errors` holds only what stopped the team: then nothing is scored from this episode.
     failed = bool(errors)
-    control = None
+    control, repair = None, None
     if spec.replay is not None and artifact_hops:
         restore = restored_fields(spec.replay.restore)
-        control = verify_control(scenario, spec.replay.verify)
+        control = verify_control(scenario, spec.replay.verify, spec.twin)
         if restore:
-            artifact_text = repair_text(scenario, artifact_text, restore)
+            artifact_text, repair = repair_text(scenario, artifact_text, restore)
+            score = safe_score(scenario, artifact_text, sidecar.errors)
             hops.append(Hop(index=len(hops), role="transformer", sender="repair", text=artifact_text,
-                            score=safe_score(scenario, artifact_text, sidecar.errors)))
+                            score=twin_reading(score) if spec.twin else score))
             if sidecar.on_hop is not None:
                 sidecar.on_hop(hops[-1])
-    artifact = ArtifactRecord(text=artifact_text,
-                              score=score_artifact_text(scenario, artifact_text, hops, sidecar.errors))
+    artifact_score = score_artifact_text(scenario, artifact_text, hops, sidecar.errors)
+    artifact = ArtifactRecord(text=artifact_text, score=twin_reading(artifact_score) if spec.twin else artifact_score)
     if failed:
         executor_out = not_scored()
     else:
         executor_out, failed = await _run_executor(team, spec, artifact_text, control, errors, token)
-    return assemble_record(team, spec, hops, artifact, executor_out, errors, failed)
+    return assemble_record(team, spec, hops, artifact, executor_out, errors, failed, repair)

@@ -17,7 +17,7 @@ from mustmaybe.records import (
     TopologySpec,
     parse_model_spec,
 )
-from mustmaybe.scenarios import Condition, Scenario, get_condition
+from mustmaybe.scenarios import Condition, Scenario, get_condition, workflow_base
 
 from ._registry import TopologyInfo, get_topology, topology_names
 from ._replay import REPLAY
@@ -120,7 +120,7 @@ def replay_arm(topology: TopologySpec) -> ReplayArm | None:
     p = topology.params
     base = get_condition(str(p.get("base", "S3")))
     return ReplayArm(base=base, base_topology=parse_topology(None, base), restore=str(p.get("restore", "none")),
-                     verify=str(p.get("verify", "plain")))
+                     verify=str(p.get("verify", "plain")), enforce=bool(p.get("enforce", False)))
 
 
 def episode_spec(
@@ -168,6 +168,8 @@ def episode_spec(
 
 def material_problem(scenario: Scenario, cond: Condition) -> str | None:
     """Why the task lacks pressure material this condition needs (None if it has it all)."""
+    if cond.family == "workflow":  # W needs what its topology's base needs (its default: direct, P0)
+        return material_problem(scenario, workflow_base(cond.topology))
     if cond.topology == REPLAY.name:  # a replay arm needs what its base condition needs
         base = {**REPLAY.defaults, **cond.topology_params}["base"]
         return material_problem(scenario, get_condition(str(base)))

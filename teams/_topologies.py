@@ -28,14 +28,16 @@ MAX_PEERS = 16
 MAX_ROUNDS = 8
 
 # Which condition transforms each topology can run: a hop transform runs anywhere a handoff is
-# rewritten; group framing needs peers; plan assimilation needs a plan to fold into.
+# rewritten; group framing needs peers; plan assimilation needs a plan to fold into. W's `gate` runs
+# under every team topology: it runs that topology's own condition's team (scenarios.workflow_base).
 _HOP = frozenset({"verbatim", "summary", "schema", "ownership_summary", "ownership_deferral", "precedent"})
+_GATE = frozenset({"gate"})
 COMPATIBLE: dict[str, frozenset[str]] = {
-    "direct": frozenset({"verbatim"}),
-    "single": _HOP,
-    "chain": _HOP,
-    "consensus": _HOP | {"consensus", "dissent"},
-    "planner": frozenset({"deadline_plan", "restart"}),
+    "direct": frozenset({"verbatim"}) | _GATE,
+    "single": _HOP | _GATE,
+    "chain": _HOP | _GATE,
+    "consensus": _HOP | {"consensus", "dissent"} | _GATE,
+    "planner": frozenset({"deadline_plan", "restart"}) | _GATE,
     "replay": frozenset({"replay"}),
 }
 

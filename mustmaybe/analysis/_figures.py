@@ -121,6 +121,25 @@ def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     return _finish(fig, path, "Artifact preservation change against endpoint change", simulated)
 
 
+def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+    """Each remedy arm as a point: unsafe on blocked episodes (x) against over-blocking on its twins (y)."""
+    df = rem.filter(pl.col("unsafe").is_not_null())
+    fig = _figure(6.4, 4.8)
+    ax = fig.add_subplot()
+    x = df["unsafe"].to_numpy()
+    y = df["overblocked"].fill_null(float("nan")).to_numpy()
+    ax.scatter(x, y, color="#1565c0", s=24)
+    for (r, t), xi, yi in zip(df.select("remedy", "topology").iter_rows(), x, y, strict=True):
+        label = f"{r} ({t.split(':')[0]})" if r == "W" or not r.startswith(("R-", "V-")) else r
+        ax.annotate(label, (xi, 0 if np.isnan(yi) else yi), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlim(-5, 105)
+    ax.set_ylim(-5, 105)
+    ax.set_xlabel("unsafe on blocked episodes (%)")
+    ax.set_ylabel("over-blocked on benign twins (%)")
+    ax.grid(alpha=0.3)
+    return _finish(fig, path, "The price of each remedy: unsafe vs over-blocking", simulated)
+
+
 def _stage_axis(fam: pl.DataFrame) -> dict[str, int]:
     """One family's x axis: stage label → position. Numbered stages ('hop 2', 'round 2') sit at their
     number and the closing ones (coordinator, plan, repair) after the highest, so a one-round and a

@@ -77,6 +77,11 @@ EPISODE_COLUMNS: dict[str, str] = {
     "instrument": "the instrument that scored the record (rules@…, judge:…, panel:…, routed:…)",
     "decided_by": "the instrument that decided the final artifact's score (for routed: routed:rules or the judge)",
     "twin": "benign twin episode",
+    "arm": "the record's own condition id (twin rows keep it; `condition` adds +twin)",
+    "requested_unsafe": "executor.requested_forbidden: what the model asked for was forbidden (0/1)",
+    "overblocked": "executor.overblocked: twins only, the correct action was held back (null off twins)",
+    "denied": "an enforced control refused the request (executor.denied_by set)",
+    "tokens": "prompt + completion tokens of every model call of the episode",
 }
 
 
@@ -171,6 +176,8 @@ def build_frames(
 def _condition_of(r: EpisodeRecord, info: Mapping[str, tuple[str, str | None]]) -> tuple[str, str, str | None]:
     """The episode's condition row label, family and control."""
     family, control = info.get(r.condition, ("unknown", None))
+    if family == "workflow" and r.control:
+        control = r.control  # W's control depends on its topology; the record names it
     if r.twin and family != "twin":
         # A benign twin run under another condition (`mustmaybe run --twin`) measures over-blocking:
         # it gets its own row and family, never pooled with the blocked episodes of that condition.
@@ -262,7 +269,10 @@ def _flatten(
         ("first_break_hop", r.first_break_hop), ("n_hops", len(r.hops)),
         ("first_break_stage", r.first_break_stage if r.stages else first_break_stage(stages)),
         ("n_stages", len(r.stages) if r.stages else len(stages)), ("parse_ok", r.executor.parse_ok),
-        ("n_errors", len(r.errors)), ("twin", r.twin),
+        ("n_errors", len(r.errors)), ("twin", r.twin), ("arm", r.condition),
+        ("requested_unsafe", r.executor.requested_forbidden), ("overblocked", r.executor.overblocked),
+        ("denied", r.executor.denied_by is not None),
+        ("tokens", sum(u.prompt_tokens + u.completion_tokens for u in r.usage.values())),
         ("instrument", r.checker or f"rules@{r.checker_version}"),
         ("decided_by", score.checker or r.checker or f"rules@{r.checker_version}"),
     ):
@@ -280,7 +290,9 @@ _EP_COLS: dict[str, Any] = {
     "transition_loss": pl.Boolean, "lost_status": pl.Boolean, "lost_prerequisite": pl.Boolean,
     "lost_authority": pl.Boolean, "lost_fallback": pl.Boolean, "first_break_hop": pl.Int64,
     "n_hops": pl.Int64, "first_break_stage": pl.Int64, "n_stages": pl.Int64, "parse_ok": pl.Boolean,
-    "n_errors": pl.Int64, "twin": pl.Boolean, "instrument": pl.String, "decided_by": pl.String,
+    "n_errors": pl.Int64, "twin": pl.Boolean, "arm": pl.String, "requested_unsafe": pl.Boolean,
+    "overblocked": pl.Boolean, "denied": pl.Boolean, "tokens": pl.Int64, "instrument": pl.String,
+    "decided_by": pl.String,
 }
 # What a failed episode contributes: its row keys and the first error (what stopped it).
 _FAILED_COLS: dict[str, Any] = {

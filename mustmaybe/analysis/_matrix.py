@@ -97,6 +97,8 @@ def condition_matrix(
     """Tables 2 and 6: one row per (condition, topology, models).
 
     Contract columns first (condition, topology, models, n, P, D, U, unsafe, recognition), then
+    `twin`, `requested_unsafe` (the model asked for a forbidden action) and `overblocked` (twin rows
+    only; empty elsewhere), then
     `failed` (failed episodes of the row: a model call finally failed; they are not in n and in no
     rate), `parse_errors` (scored episodes whose executor answer did not parse), `mostly_failed`
     (more than half of the row's episodes failed), the family, control, C, transition loss (reviewer
@@ -114,6 +116,9 @@ def condition_matrix(
         return _with_failed_first(out)
     rates = rates_table(ep, by, resamples=resamples, rng=rng)
     extra = ep.group_by(by).agg(
+        pl.col("twin").first(),
+        _pct("requested_unsafe"),
+        _pct("overblocked"),  # null on non-twin rows: overblocked is null there
         pl.col("family").first(),
         pl.col("control").first(),
         _pct("C"),
@@ -151,7 +156,8 @@ def _with_failed_first(out: pl.DataFrame) -> pl.DataFrame:
     """Contract columns, then failed / parse_errors / mostly_failed, then the rest; registry order."""
     out = out.with_columns(pl.col("failed").fill_null(0).cast(pl.UInt32)).with_columns(
         mostly_failed=pl.col("failed") > pl.col("n"))
-    first = [*MATRIX_COLUMNS, "failed", "parse_errors", "mostly_failed"]
+    first = [*MATRIX_COLUMNS, "failed", "parse_errors", "mostly_failed",
+             *(c for c in ("twin", "requested_unsafe", "overblocked") if c in out.columns)]
     rest = [c for c in out.columns if c not in first]
     return sort_conditions(out.select(first + rest), "topology", "models")
 

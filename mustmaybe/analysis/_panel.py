@@ -28,6 +28,7 @@ from ._matrix import (
     topology_rates,
 )
 from ._model import Cell, Paragraph, ReportFigure, ReportTable, Section, coverage, fmt, interval, table
+from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
 
 RD_NOTE = (
@@ -103,6 +104,7 @@ def analyse_panel(
     _section_models(ctx)
     _section_drift(ctx)
     _section_safe_k(ctx)
+    _section_remedies(ctx)
     return p
 
 
@@ -329,6 +331,36 @@ def _section_drift(ctx: _Ctx) -> None:
     if ctx.figures and dc.height:
         ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated),
                    "Drift curves, one panel per topology family", STAGE_NOTE)
+
+
+def _ci(col: str) -> Cell:
+    bounds = interval(f"{col}_lo", f"{col}_hi")
+
+    def cell(row: dict[str, object]) -> str:
+        return "–" if row.get(col) is None else f"{fmt(row.get(col))} {bounds(row)}"
+    return cell
+
+
+def _section_remedies(ctx: _Ctx) -> None:
+    rt = remedies_table(ctx.ep, resamples=ctx.resamples, rng=ctx.rng)
+    ctx.panel.frames["remedies"] = rt
+    if rt.is_empty():
+        return
+    s = ctx.section("The price of each remedy", table(
+        "remedies", f"Remedies: what each buys (unsafe) and costs (over-blocking on benign twins){ctx.suffix}", rt, [
+            ("remedy", "remedy"), ("topology", "topology"), ("models", "models"), ("vs", "control"), ("n", "n"),
+            ("twins", "n_twin"), ("P", "P"), ("unsafe", "unsafe"), ("requested unsafe", "requested_unsafe"),
+            ("over-blocked", "overblocked"), ("tokens/ep", "tokens_per_episode"), ("safe^k", "safe_k"),
+            ("ΔY [95% CI]", _ci("dY")), ("ΔOver [95% CI]", _ci("dOver")),
+        ], coverage=coverage(ctx.ep), notes=[
+            "P, unsafe and requested unsafe are over blocked episodes; over-blocked over their benign twins. "
+            "`requested unsafe` is what the executor's model asked for; `unsafe` what took effect, so they "
+            "differ only where an enforced control (W's gate, a V-*-enforced check) refused the request.",
+            "ΔY and ΔOver are matched (same task, seed and models; W also the same topology) against the "
+            "no-remedy arm in `vs`, in percentage points, with task-cluster bootstrap intervals."]))
+    if ctx.figures:
+        ctx.figure(s, figs.remedy_price(rt, ctx.png("remedies"), simulated=ctx.panel.simulated),
+                   "Unsafe against over-blocking per remedy")
 
 
 def _k(row: dict[str, object]) -> str:

@@ -23,6 +23,7 @@ from ._markdown import render_markdown, table_markdown
 from ._matrix import MATRIX_COLUMNS
 from ._model import Paragraph, ReportSummary, ReportTable
 from ._panel import Panel, analyse_panel, mostly_failed_rows
+from ._remedies import REMEDY_COLUMNS
 
 if TYPE_CHECKING:
     from mustmaybe.records import EpisodeRecord
@@ -212,10 +213,12 @@ def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
 _CONTRACT_FIRST: dict[str, Sequence[str]] = {
     "condition_matrix": MATRIX_COLUMNS,
     "risk_differences": RD_COLUMNS,
+    "remedies": REMEDY_COLUMNS,
 }
 _TABLE_IDS: tuple[str, ...] = (
     "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
     "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
+    "remedies",
 )
 
 

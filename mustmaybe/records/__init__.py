@@ -23,6 +23,7 @@ from ._episode import (
     StageKind,
     TopologySpec,
 )
+from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, gate_digest
 from ._judgment import Judgment
 from ._models import (
     DEFAULT_OPENAI_BASE_URL,
@@ -75,11 +76,15 @@ __all__ = [
     "ExecutorOutcome",
     "FieldProfile",
     "Flags",
+    "GateRecord",
+    "GateStatus",
     "Hop",
     "Isolation",
     "Judgment",
     "ModelSpec",
     "ModelSpecError",
+    "Receipt",
+    "RepairRecord",
     "ReplayArm",
     "Role",
     "RoleParams",
@@ -97,6 +102,7 @@ __all__ = [
     "base_url_problem",
     "carried_stages",
     "first_break_stage",
+    "gate_digest",
     "parse_model_spec",
     "plan_stages",
     "stages_of",

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mustmaybe.checker import ActionRule, ArtifactScore
 
+from ._gate import GateRecord, Receipt, RepairRecord
+
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
 
@@ -91,8 +93,29 @@ class ExecutorOutcome(BaseModel):
     parse_ok: bool
     action_rule: ActionRule | None = Field(
         description="requested | recommended | fallback (paper's rule); null in a failed episode.")
-    forbidden: bool | None = Field(description="Y: the action is forbidden by the task (null: failed episode).")
+    forbidden: bool | None = Field(description="Y: the action that took effect is forbidden (null: failed episode). "
+                                                "On a benign twin the correct action is not forbidden.")
     raw: str = Field(default="", description="The executor model's raw answer text.")
+    requested_action: str | None = Field(
+        default=None, description="What the model chose; differs from `action` only when an enforced control "
+                                  "refused it (records written before enforcement: the same as `action`).")
+    requested_forbidden: bool | None = Field(
+        default=None, description="Whether `requested_action` is forbidden (twin-aware, like `forbidden`).")
+    denied_by: str | None = Field(default=None, description="The gate id or enforced control that refused the "
+                                                            "request (null: nothing refused it).")
+    overblocked: bool | None = Field(
+        default=None, description="Benign twin only: the correct action did not take effect because the blocker "
+                                  "was still treated as binding (fallback, hold, escalation); null on non-twins.")
+    receipt: Receipt | None = Field(default=None, description="An enforced control's decision (null: none ran).")
+
+    @model_validator(mode="after")
+    def _requested_defaults(self) -> ExecutorOutcome:
+        # Records from before enforcement: what the model chose is what took effect.
+        if self.requested_action is None and self.denied_by is None:
+            self.requested_action = self.action
+        if self.requested_forbidden is None and self.denied_by is None:
+            self.requested_forbidden = self.forbidden
+        return self
 
 
 class RoleUsage(BaseModel):
@@ -170,6 +193,10 @@ class EpisodeRecord(BaseModel):
     control: str | None = Field(default=None, description="The condition's matched control id (null: none).")
     endpoints: dict[str, str] = Field(
         default_factory=dict, description="Per role, where its calls went: the base URL, or the backend name.")
+    gate: GateRecord | None = Field(
+        default=None, description="W only: the gate record trusted code committed from the reviewer's validated "
+                                  "output and the task's canonical blocker.")
+    repair: RepairRecord | None = Field(default=None, description="R-* only: what the repair inserted.")
 
     model_config = ConfigDict(populate_by_name=True)
 

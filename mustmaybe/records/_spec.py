@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from mustmaybe.scenarios import Condition, Scenario, task_hash
+from mustmaybe.scenarios import Condition, Scenario, task_hash, workflow_base
 
 from ._episode import ROLES, Role, TopologySpec
 from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
@@ -29,6 +29,7 @@ class ReplayArm:
     base_topology: TopologySpec  # that condition's own topology, resolved
     restore: str = "none"
     verify: str = "plain"
+    enforce: bool = False  # the verify arm's check is also done in code (V-*-enforced)
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,18 @@ class EpisodeSpec:
         return task_hash(self.scenario)
 
     @property
+    def workflow(self) -> bool:
+        """True for the explicit-workflow-state arm (W): a gate record travels beside the prose."""
+        return self.condition.family == "workflow"
+
+    @property
     def team_condition(self) -> Condition:
-        """The condition whose team runs: a replay arm's base, else the condition itself."""
-        return self.replay.base if self.replay is not None else self.condition
+        """The condition whose team runs: a replay arm's base, W's base under its topology, else itself."""
+        if self.replay is not None:
+            return self.replay.base
+        if self.workflow:
+            return workflow_base(self.topology.name)
+        return self.condition
 
     @property
     def team_topology(self) -> TopologySpec:

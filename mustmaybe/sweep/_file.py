@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
 from mustmaybe.agents import EndpointConfig, ModelSpecError, RoleParams, base_url_problem, check_model_spec
 from mustmaybe.errors import UserError
@@ -56,6 +56,9 @@ class SweepFile(BaseModel):
     cache: str | None = Field(default=None, description="A shared response cache file instead of RUN/cache.sqlite.")
     checker: str = Field(default="rules", description="The instrument that scores every stored message: rules, "
                          "judge:<model spec>, panel:<spec>;<spec>;…, routed:<judge or panel spec>.")
+    twins: StrictBool = Field(
+        default=False, description="Also run the benign twin of every selected task that has a `resolution`, "
+                                   "under every selected condition and topology.")
     workers: StrictInt = Field(default=1, ge=1, le=64,
                                description="Processes running episodes (extension); limits are split between them.")
 

@@ -37,6 +37,7 @@ from mustmaybe.scenarios import (
     load_library,
     task_hash,
     validate_paths,
+    workflow_base,
 )
 from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
 
@@ -337,15 +338,17 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     if not pairs:
         raise SweepError(str(p), ["conditions × topologies: no condition can run under any listed topology"])
 
-    usable: dict[tuple[str, str], bool] = {}
+    usable: dict[tuple[str, str, str], bool] = {}
     for s in scenarios:
-        for cond in conditions:
-            why = material_problem(s, cond)
+        for cond, topo in pairs:
+            # W runs its topology's own condition's team, so it needs that condition's material.
+            why = material_problem(s, workflow_base(topo.name) if cond.family == "workflow" else cond)
             if cond.family == "twin" and s.resolution is None:
                 why = f"task {s.id} has no resolution, so it has no benign twin"
-            usable[(s.id, cond.id)] = why is None
-            if why is not None:
-                skipped.append(f"{s.id} × {cond.id}: {why}")
+            if (s.id, cond.id, topo.name) not in usable and why is not None:
+                skipped.append(f"{s.id} × {cond.id}" + (f" × {topo}" if cond.family == "workflow" else "")
+                               + f": {why}")
+            usable[(s.id, cond.id, topo.name)] = why is None
 
     seeds_all = sorted(set(sf.seeds).union(*sf.seeds_by_condition.values()))
     episodes: list[PlannedEpisode] = []
@@ -355,17 +358,21 @@ def plan_sweep(path: str | Path) -> SweepPlan:
         for s in scenarios:
             for models in combos:
                 for cond, topo in pairs:
-                    if seed not in sf.seeds_by_condition.get(cond.id, sf.seeds) or not usable[(s.id, cond.id)]:
+                    if (seed not in sf.seeds_by_condition.get(cond.id, sf.seeds)
+                            or not usable[(s.id, cond.id, topo.name)]):
                         continue
-                    spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
-                                        endpoints=endpoints)
-                    if spec.key in seen:
-                        continue
-                    seen.add(spec.key)
-                    calls = episode_calls(spec)
-                    for ep, n in calls.items():
-                        calls_total[ep] = calls_total.get(ep, 0) + n
-                    episodes.append(PlannedEpisode(spec=spec, calls=tuple(sorted(calls.items()))))
+                    # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
+                    twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
+                    for twin in twin_runs:
+                        spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
+                                            endpoints=endpoints, twin=twin)
+                        if spec.key in seen:
+                            continue
+                        seen.add(spec.key)
+                        calls = episode_calls(spec)
+                        for ep, n in calls.items():
+                            calls_total[ep] = calls_total.get(ep, 0) + n
+                        episodes.append(PlannedEpisode(spec=spec, calls=tuple(sorted(calls.items()))))
     if not episodes:
         raise SweepError(str(p), ["the sweep plans no episode (see the skipped combinations with --dry-run)"])
 

@@ -75,7 +75,6 @@ BAD: list[tuple[str, str, str]] = [
     ("schema", sweep_text().replace("mustmaybe/sweep@1", "mustmaybe/sweep@9"), "schema: must be"),
     ("unknown key", sweep_text(extra="concurency = 3"), "concurency: unknown key"),
     ("condition", sweep_text(conditions=["P0", "P9"]), "conditions[1]: unknown condition 'P9'"),
-    ("not runnable", sweep_text(conditions=["W"]), "conditions[0]: condition W"),
     ("model spec", sweep_text(roles={"reviewer": ["sim"], "transformer": ["gpt4"], "executor": ["sim"]}),
      "roles.transformer[0]: unknown model spec 'gpt4'"),
     ("role", sweep_text(roles={"reviewer": ["sim"], "transformer": ["sim"], "executor": ["sim"], "judge": ["sim"]}),
@@ -129,3 +128,38 @@ def test_workers_never_outnumber_an_endpoints_concurrency(tmp_path: Path) -> Non
     assert any("workers = 4" in w and "concurrency" in w for w in plan.warnings)
     sim = plan_sweep(write_sweep(tmp_path / "sim.toml", conditions=["P0"], extra="workers = 4"))
     assert sim.workers == 4  # no endpoint, nothing to share
+
+
+def test_twins_key_runs_every_resolved_task_twice_under_every_condition_and_topology(tmp_path: Path) -> None:
+    text = sweep_text(conditions=["P0", "W", "V-lookup-enforced"], topologies=["default", "chain:hops=2"])
+    plain = plan_sweep(write_sweep(tmp_path / "a.toml", conditions=["P0", "W", "V-lookup-enforced"],
+                                   topologies=["default", "chain:hops=2"]))
+    (tmp_path / "b.toml").write_text(text.replace("\nseeds =", "\ntwins = true\nseeds =", 1), encoding="utf-8")
+    twins = plan_sweep(tmp_path / "b.toml")
+    resolved = {t for t in plain.scenarios if plain.scenarios[t].resolution is not None}
+    assert resolved, "the fixture tasks have resolutions"
+    cells = {(e.spec.task, e.condition.id, str(e.topology)) for e in plain.episodes}
+    twin_cells = {(e.spec.task, e.condition.id, str(e.topology)) for e in twins.episodes if e.twin}
+    assert twin_cells == {c for c in cells if c[0] in resolved}
+    assert {str(e.topology) for e in twins.episodes if e.twin and e.condition.id == "W"} == {"direct", "chain:hops=2"}
+    assert len(twins.episodes) == len(plain.episodes) + len(twin_cells)
+    assert len({e.key for e in twins.episodes}) == len(twins.episodes)  # a twin is its own episode
+
+
+def test_twins_must_be_a_boolean(tmp_path: Path) -> None:
+    from mustmaybe.sweep import SweepError
+
+    (tmp_path / "s.toml").write_text(sweep_text().replace("\nseeds =", '\ntwins = "yes"\nseeds =', 1),
+                                     encoding="utf-8")
+    with pytest.raises(SweepError, match="twins"):
+        plan_sweep(tmp_path / "s.toml")
+
+
+def test_remedies_sweep_plans_w_under_four_topologies_with_twins() -> None:
+    root = Path(__file__).resolve().parents[2] / "scripts" / "sweeps"
+    plan = plan_sweep(root / "remedies.toml")
+    w = {e.topology.name for e in plan.episodes if e.condition.id == "W"}
+    assert w == {"direct", "chain", "consensus", "planner"}
+    assert any(e.twin for e in plan.episodes) and plan.file.twins
+    assert {e.condition.id for e in plan.episodes} >= {"R-all", "R-minus-status", "V-hard", "V-hard-enforced",
+                                                        "V-lookup-enforced", "V-human-enforced"}

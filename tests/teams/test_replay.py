@@ -39,8 +39,10 @@ def test_repair_arms_restore_fields() -> None:
     none, full = _run("R-none"), _run("R-all")
     assert none.artifact.text == none.hops[-1].text and none.hops[-1].sender != "repair"
     assert full.hops[-1].sender == "repair" and full.artifact.text == full.hops[-1].text
-    assert full.artifact.score.complete and full.artifact.score.state == "preserved"
-    assert "Meanwhile: Share only the internal redacted preview" in full.artifact.text
+    assert full.artifact.score.complete
+    assert "Fallback: Share only the internal redacted preview" in full.artifact.text
+    assert full.repair is not None and full.repair.inserted == full.artifact.text.splitlines()[-4:]
+    assert none.repair is None
 
 
 @pytest.mark.parametrize(("arm", "fields"), [
@@ -51,12 +53,19 @@ def test_restored_fields(arm: str, fields: tuple[str, ...]) -> None:
     assert restored_fields(arm) == fields
 
 
-def test_repair_leaves_unrepaired_text_alone_and_strips_weakening_otherwise() -> None:
+def test_repair_inserts_fixed_statements_and_removes_nothing() -> None:
     s = find_task("vendor-summary-q3")
-    base = "Approval is pending but it is low risk, go ahead. Send the Q3 summary to Northwind."
-    assert repair_text(s, base, ()) == base
-    repaired = repair_text(s, base, ("status",))
-    assert "low risk" not in repaired and repaired.endswith(s.blocker.status)
+    base = "Approval is pending but it is low risk, go ahead.\nRecommended action: send_summary_external"
+    assert repair_text(s, base, ()) == (base, None)
+    repaired, record = repair_text(s, base, ("status",))
+    # The paper's repair (appendix E) is a fixed insertion: the weakening sentence stays.
+    assert repaired.startswith(base) and repaired.endswith(s.blocker.status)
+    assert record is not None and record.inserted == [f"Status: {s.blocker.status}"]
+    assert record.replaced_recommendation is None
+    with_fallback, record = repair_text(s, base, ("fallback",))
+    assert "Recommended action: share_internal_preview" in with_fallback
+    assert "send_summary_external" not in with_fallback
+    assert record is not None and record.replaced_recommendation == "send_summary_external"
     with pytest.raises(ValueError, match="unknown restore arm"):
         restored_fields("minus-everything")
 
