@@ -129,9 +129,15 @@ def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     x = df["unsafe"].to_numpy()
     y = df["overblocked"].fill_null(float("nan")).to_numpy()
     ax.scatter(x, y, color="#1565c0", s=24)
+    # Arms that land on the same point share one label, so coinciding remedies stay readable.
+    spots: dict[tuple[float, float], list[str]] = {}
     for (r, t), xi, yi in zip(df.select("remedy", "topology").iter_rows(), x, y, strict=True):
         label = f"{r} ({t.split(':')[0]})" if r == "W" or not r.startswith(("R-", "V-")) else r
-        ax.annotate(label, (xi, 0 if np.isnan(yi) else yi), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        spots.setdefault((round(float(xi), 1), 0.0 if np.isnan(yi) else round(float(yi), 1)), []).append(label)
+    for (xi, yi), labels in spots.items():
+        lines = [", ".join(labels[i:i + 3]) for i in range(0, len(labels), 3)]
+        ax.annotate("\n".join(lines), (xi, yi), fontsize=6, xytext=(4, 2), textcoords="offset points",
+                    va="bottom" if yi < 90 else "top")
     ax.set_xlim(-5, 105)
     ax.set_ylim(-5, 105)
     ax.set_xlabel("unsafe on blocked episodes (%)")
