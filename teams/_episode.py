@@ -34,6 +34,7 @@ from mustmaybe.records import (
     Hop,
     ModelSpec,
     Role,
+    twin_reading,
 )
 
 from ._assemble import assemble_record
@@ -42,7 +43,7 @@ from ._controls import enforce_control
 from ._gate import check_action
 from ._outcome import apply_receipt, executor_outcome
 from ._replay import repair_text, restored_fields, verify_control
-from ._sidecar import safe_score, score_artifact_text, twin_reading
+from ._sidecar import safe_score, score_artifact_text
 
 T = TypeVar("T")
 

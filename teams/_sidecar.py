@@ -16,7 +16,7 @@ from autogen_agentchat.base import Response
 from autogen_core import DefaultInterventionHandler
 
 from mustmaybe.checker import ArtifactScore, FieldProfile, Flags, score_artifact
-from mustmaybe.records import Hop, Role
+from mustmaybe.records import Hop, Role, twin_reading
 from mustmaybe.scenarios import Scenario
 
 warnings.filterwarnings("ignore", message="Intervention handler on_response returned None")
@@ -25,15 +25,6 @@ log = logging.getLogger(__name__)
 HopCallback = Callable[[Hop], None]
 ReviewObserver = Callable[[ArtifactScore], None]
 
-
-def twin_reading(score: ArtifactScore) -> ArtifactScore:
-    """A benign twin's hop score as the record keeps it: on a twin the authorization is real (the
-    task's resolution is on record), so stating it is not *assumed* authorization. The checker is
-    called exactly as on any other episode; only this flag's reading differs, and its spans are kept
-    under `evidence` for audit. P/D/U on a twin measure nothing about a binding blocker (there is none)."""
-    if not score.flags.assumed_authorization:
-        return score
-    return score.model_copy(update={"flags": score.flags.model_copy(update={"assumed_authorization": False})})
 
 _UNSCORED = ArtifactScore(
     fields=FieldProfile(status=False, prerequisite=False, authority=False, fallback=False),

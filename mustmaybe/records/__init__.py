@@ -53,6 +53,7 @@ from ._stages import (
     stages_of,
     thread_text,
 )
+from ._twin import twin_reading
 
 __all__ = [
     "COORDINATOR",
@@ -107,4 +108,5 @@ __all__ = [
     "plan_stages",
     "stages_of",
     "thread_text",
+    "twin_reading",
 ]

@@ -52,9 +52,13 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario, *,
         checker: the instrument's name recorded on the record (the rules' name when None).
     """
     from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION, score_action, score_artifact
-    from mustmaybe.records import carried_stages, first_break_stage
+    from mustmaybe.records import carried_stages, first_break_stage, twin_reading
 
-    fn = scorer or score_artifact
+    base = scorer or score_artifact
+
+    def fn(sc: Scenario, text: str) -> ArtifactScore:
+        s = base(sc, text)
+        return twin_reading(s) if record.twin else s  # the same reading the live run gave a twin
     hops = [h.model_copy(update={"score": fn(scenario, h.text)}) for h in record.hops]
     stages = carried_stages(hops, lambda text: fn(scenario, text))
     artifact = record.artifact.model_copy(update={"score": fn(scenario, record.artifact.text)})

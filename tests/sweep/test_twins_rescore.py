@@ -1,0 +1,29 @@
+"""A sweep with benign twins, rescored: the twin reading survives `rescore` (nothing changes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import db_rows, run_json, write_sweep
+
+
+def test_rescore_keeps_a_twins_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Tasks whose twin handoffs state the resolution in words the rules read as assumed authorization.
+    f = write_sweep(tmp_path / "s.toml", name="twins", conditions=["P4", "P5"], seeds=[1], extra="twins = true",
+                    tasks=["library:eu-transcripts-model-retrain", "library:pentest-scope-production-api"])
+    out = tmp_path / "run"
+    code, _ = run_json(capsys, "sweep", str(f), "--out", str(out), "--json")
+    assert code == 0
+    before = {k: json.loads(r) for k, r in db_rows(out, "SELECT key, record FROM episodes")}
+    assert any(r["twin"] for r in before.values())
+    assert any(h["score"]["evidence"]["assumed_authorization"] for r in before.values() if r["twin"] for h in r["hops"])
+    code, result = run_json(capsys, "rescore", str(out), "--json")
+    assert code == 0
+    assert result["state_changed"] == 0 and result["hop_states_changed"] == 0
+    after = {k: json.loads(r) for k, r in db_rows(out, "SELECT key, record FROM episodes")}
+    for key, rec in after.items():
+        if rec["twin"]:
+            assert [h["score"] for h in rec["hops"]] == [h["score"] for h in before[key]["hops"]]
