@@ -33,11 +33,11 @@ async def score_record(instrument: Instrument, record: EpisodeRecord, scenario: 
 
     carried_stages(record.hops, collect)  # which stage texts the record will need
     wanted = list(dict.fromkeys([*(h.text for h in record.hops), record.artifact.text, *texts]))
-    failures_before = len(instrument.errors)
     scored = await instrument.score_many([(scenario, t) for t in wanted])
     table = dict(zip(wanted, scored, strict=True))
     new = rescore_record(record, scenario, scorer=lambda _sc, text: table[text], checker=instrument.name)
-    problems = instrument.errors[failures_before:]
+    # Only this record's texts: a sweep scores many records at once with one instrument.
+    problems = [s.unsure[k] for s in scored for k in ("judge", "judges_missing") if k in s.unsure]
     if problems:
         extra = [EpisodeError(where="checker", kind="judge_failed", message=m) for m in dict.fromkeys(problems)]
         new = new.model_copy(update={"errors": [*new.errors, *extra]})

@@ -60,7 +60,6 @@ class Instrument:
         self.name = spec.name
         self.judges = list(judges)
         self.stats = InstrumentStats()
-        self.errors: list[str] = []  # why judges failed, in order (each also counted)
         self._memo: dict[tuple[str, str], ArtifactScore] = {}
 
     @property
@@ -104,36 +103,39 @@ class Instrument:
 
         return list(await asyncio.gather(*(one(sc, t) for sc, t in items)))
 
-    async def _replies(self, view: CheckerView, text: str) -> list[JudgeReply | None]:
-        async def one(j: ModelJudge) -> JudgeReply | None:
+    async def _replies(self, view: CheckerView, text: str) -> list[tuple[JudgeReply | None, str]]:
+        """Each judge's reply to this one text, with why it is unusable ('' when usable)."""
+        async def one(j: ModelJudge) -> tuple[JudgeReply | None, str]:
             try:
                 reply = await j.ask(view, text)
             except JudgeCallError as exc:
-                self.errors.append(str(exc))
-                return None
-            if not reply.parse_ok:
-                self.errors.append(f"{j.name}: answer did not parse ({reply.problem})")
-            return reply
+                return None, str(exc)
+            return reply, "" if reply.parse_ok else f"{j.name}: answer did not parse ({reply.problem})"
 
         return list(await asyncio.gather(*(one(j) for j in self.judges)))
 
     async def _judged(self, view: CheckerView, text: str, rules: ArtifactScore) -> ArtifactScore:
         replies = await self._replies(view, text)
         scores: list[ArtifactScore] = []
-        for j, r in zip(self.judges, replies, strict=True):
+        problems: list[str] = []
+        for j, (r, problem) in zip(self.judges, replies, strict=True):
             if r is None or r.answer is None:
                 self.stats.judge_failures += 1
+                problems.append(problem)
                 continue
             s = score_answer(r.answer, text, j.name)
             self.stats.unverified_quotes += s.unverified_quotes or 0
             scores.append(s)
         if not scores:
-            why = "; ".join(self.errors[-len(self.judges):])
+            why = "; ".join(problems)
             return rules.model_copy(update={"checker": CHECKER_NAME,
                                             "unsure": {**rules.unsure, "judge": f"no usable judgment: {why}"}})
         if len(self.judges) == 1:
             return scores[0]
-        return majority(scores, rules, self.name.removeprefix("routed:"))
+        out = majority(scores, rules, self.name.removeprefix("routed:"))
+        if problems:  # the majority of the judges that answered; who did not, and why, stays on the score
+            out = out.model_copy(update={"unsure": {**out.unsure, "judges_missing": "; ".join(problems)}})
+        return out
 
     async def score_record(self, record: EpisodeRecord, scenario: Scenario) -> EpisodeRecord:
         """The whole record re-scored by this instrument (every hop, the artifact, the stages)."""
