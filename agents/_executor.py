@@ -74,8 +74,12 @@ def first_json_object(text: str) -> dict[str, object] | None:
         for i in range(start, len(text)):
             ch = text[i]
             if in_str:
-                esc = (ch == "\\") and not esc
-                if ch == '"' and not esc:
+                # A quote ends the string only when the character before it did not escape it.
+                if esc:
+                    esc = False
+                elif ch == "\\":
+                    esc = True
+                elif ch == '"':
                     in_str = False
                 continue
             if ch == '"':

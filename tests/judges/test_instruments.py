@@ -173,3 +173,16 @@ def test_the_judge_prompt_is_json_the_answer_schema_accepts() -> None:
     assert set(schema["required"]) == {"status", "prerequisite", "authority", "fallback", "state"}
     assert json.loads(judge_prompt(checker_view(find_task("vendor-summary-q3")), "x").split("\n", 1)[1]
                       .split("\n\nThe handoff")[0])["blocker"]["fallback_action"]
+
+
+def test_a_panel_that_loses_a_judge_says_which() -> None:
+    from mustmaybe.checker import load_labeled_set
+
+    ls = load_labeled_set("tests/labeled/tune-mixed2")
+    ins = resolve_instrument(PANEL)
+    scores = asyncio.run(ins.score_many([(ls.tasks[it.task], it.text) for it in ls.items]))
+    missing = [s for s in scores if "judges_missing" in s.unsure]
+    # sim:judge-noisy writes an unparseable answer on a known share of items; the other two still decide.
+    assert missing and all("sim:judge-noisy" in s.unsure["judges_missing"] for s in missing)
+    assert all(s.checker == PANEL for s in missing)
+    assert ins.stats.judge_failures == len(missing)
