@@ -105,7 +105,10 @@ class ModelJudge:
             hit = self._cache.get(key)
             if hit is not None:
                 self.cache_hits += 1
-                return JudgeReply.model_validate({**hit, "cached": True})
+                # The model's words are what is kept; reading them again lets a fixed parser apply.
+                answer, problem = parse_answer(str(hit.get("raw", "")))
+                return JudgeReply(judge=self.spec, prompt=prompt, raw=str(hit.get("raw", "")), answer=answer,
+                                  problem=problem, cached=True)
         try:
             client = self.client()
         except Exception as exc:  # a missing key variable, a backend that cannot start: no judgment
