@@ -57,7 +57,15 @@ def quiet_model_mismatch() -> None:
     server reports its GGUF file, vLLM its served name). The record already stores the model asked
     for; the warning only garbles the live run and sweep displays. Repeated calls add no filter.
     """
-    warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
+    # Only when missing: every filterwarnings() call also resets the warnings caches of every module,
+    # and this runs for every agent of every episode.
+    for action, message, category, _module, _lineno in warnings.filters:
+        if action == "ignore" and category is UserWarning and getattr(message, "pattern", None) == _MISMATCH:
+            return
+    warnings.filterwarnings("ignore", message=_MISMATCH, category=UserWarning)
+
+
+_MISMATCH = "Resolved model mismatch"
 
 
 class ApiKeyMissingError(RuntimeError):
