@@ -36,6 +36,7 @@ from ._delegating import CallArgs, DelegatingClient
 from ._failure import check_completion_response
 from ._limits import LimitedClient
 from ._retry import RetryingClient, Sleep
+from ._thin import install_thin_path
 
 if TYPE_CHECKING:
     from ._backends import ClientContext
@@ -220,7 +221,7 @@ def shared_sdk_client(model: str, base_url: str, api_key: str, timeout_s: float,
 
 def _sdk_client(model: str, base_url: str, api_key: str, timeout_s: float, http_client: Any,
                 create_args: dict[str, Any]) -> OpenAIChatCompletionClient:
-    return OpenAIChatCompletionClient(
+    client = OpenAIChatCompletionClient(
         model=model,
         base_url=base_url,
         api_key=api_key,
@@ -229,6 +230,8 @@ def _sdk_client(model: str, base_url: str, api_key: str, timeout_s: float, http_
         max_retries=0,  # RetryingClient retries, visibly and with one policy
         **{**create_args, "http_client": http_client},
     )
+    install_thin_path(client)  # plain chat calls as one POST on the same pool (agents/_thin.py)
+    return client
 
 
 def checked_http_client(timeout_s: float) -> Any:

@@ -1,6 +1,6 @@
-"""The fast path changes no stored byte: the same sweep with and without the dependency patches and
-the endpoint's shared AutoGen client stores the same records, sends the same request bodies and
-counts the same usage and retries (timings aside)."""
+"""The fast path changes no stored byte: the same sweep with and without the dependency patches, the
+endpoint's shared AutoGen client and the thin request path stores the same records, sends the same
+request bodies and counts the same usage and retries (timings aside)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fakes.fake_openai import FakeOpenAI
 
-from mustmaybe.agents import _openai, _patches
+from mustmaybe.agents import _openai, _patches, _thin
 
 from .conftest import TASKS, endpoint, run_json, write_sweep
 
@@ -62,8 +62,13 @@ class _Spy:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.sdk_clients = 0
+        self.thin_posts = 0
         self.applied: list[list[str]] = []
-        build, apply = _openai._sdk_client, _patches.apply_patches
+        build, apply, thin = _openai._sdk_client, _patches.apply_patches, _thin._ThinCompletions.create
+
+        async def thin_create(completions: Any, **kwargs: Any) -> Any:
+            self.thin_posts += 1
+            return await thin(completions, **kwargs)
 
         def sdk_client(*args: Any) -> Any:
             self.sdk_clients += 1
@@ -75,6 +80,7 @@ class _Spy:
 
         monkeypatch.setattr(_openai, "_sdk_client", sdk_client)
         monkeypatch.setattr(_patches, "apply_patches", apply_patches)
+        monkeypatch.setattr(_thin._ThinCompletions, "create", thin_create)
 
 
 def _sweep(fake: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
@@ -103,13 +109,16 @@ def test_same_records_with_and_without_the_fast_path(fake: FakeOpenAI, tmp_path:
     assert spy.applied == [[p.key for p in _patches.PATCHES]]  # every patch fits and was on
     assert not _patches._applied  # the sweep restored every original
     assert spy.sdk_clients == 3  # one per model of the endpoint, for 36 episodes
-    spy.sdk_clients = 0
+    assert spy.thin_posts == sum(fast_bodies.values())  # every request took the thin path
+    spy.sdk_clients = spy.thin_posts = 0
 
     monkeypatch.setenv(_patches.PATCHES_ENV, "off")
     monkeypatch.setattr(_openai, "SHARE_SDK_CLIENTS", False)
+    monkeypatch.setenv(_thin.PATH_ENV, "sdk")
     slow, slow_bodies, slow_summary = _sweep(fake, tmp_path, capsys, "slow")
     assert spy.applied == [[p.key for p in _patches.PATCHES]], spy.applied  # no second apply: patches off
     assert spy.sdk_clients == 12 * (2 + 3 + 3), spy.sdk_clients  # one per agent: P0 has 2, P4 and G2 3
+    assert spy.thin_posts == 0
 
     assert fast_bodies == slow_bodies  # the same requests on the wire, retries included
     assert fast_summary == slow_summary
