@@ -28,6 +28,7 @@ from ._executor import (
 from ._failure import ModelCallError, NotACompletionError, describe_failure
 from ._limits import EndpointLimiter, limiters
 from ._local_check import LocalBackendUnavailable, check_local_backend, local_model_path
+from ._patches import dependency_patches
 from ._pipeline import CallSharing, build_client
 from ._recording import CallRecord, RecordingClient, message_text
 from ._retry import RetryingClient
@@ -67,6 +68,7 @@ __all__ = [
     "check_local_backend",
     "check_model_spec",
     "decision_model_for",
+    "dependency_patches",
     "describe_failure",
     "first_json_object",
     "limiters",

@@ -36,6 +36,7 @@ from ._delegating import CallArgs, DelegatingClient
 from ._failure import check_completion_response
 from ._limits import LimitedClient
 from ._retry import RetryingClient, Sleep
+from ._thin import install_thin_path
 
 if TYPE_CHECKING:
     from ._backends import ClientContext
@@ -57,7 +58,15 @@ def quiet_model_mismatch() -> None:
     server reports its GGUF file, vLLM its served name). The record already stores the model asked
     for; the warning only garbles the live run and sweep displays. Repeated calls add no filter.
     """
-    warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
+    # Only when missing: every filterwarnings() call also resets the warnings caches of every module,
+    # and this runs for every agent of every episode.
+    for action, message, category, _module, _lineno in warnings.filters:
+        if action == "ignore" and category is UserWarning and getattr(message, "pattern", None) == _MISMATCH:
+            return
+    warnings.filterwarnings("ignore", message=_MISMATCH, category=UserWarning)
+
+
+_MISMATCH = "Resolved model mismatch"
 
 
 class ApiKeyMissingError(RuntimeError):
@@ -128,14 +137,21 @@ def map_structured_output(
 
 
 class StructuredOutputClient(DelegatingClient):
-    """Maps each call's `json_output` to what the endpoint's structured-output mode supports."""
+    """Maps each call's `json_output` to what the endpoint's structured-output mode supports.
 
-    def __init__(self, inner: ChatCompletionClient, mode: StructuredMode) -> None:
+    `sampling` (temperature, max_tokens, seed: this agent's) goes with every call, under the call's
+    own `extra_create_args`, so one AutoGen client per endpoint can serve every agent.
+    """
+
+    def __init__(self, inner: ChatCompletionClient, mode: StructuredMode,
+                 sampling: Mapping[str, Any] | None = None) -> None:
         super().__init__(inner)
         self.mode: StructuredMode = mode
+        self.sampling: dict[str, Any] = dict(sampling or {})
 
     def _mapped(self, args: CallArgs) -> CallArgs:
-        json_output, extra = map_structured_output(self.mode, args.json_output, args.extra_create_args)
+        extra = {**self.sampling, **args.extra_create_args} if self.sampling else args.extra_create_args
+        json_output, extra = map_structured_output(self.mode, args.json_output, extra)
         return replace(args, json_output=json_output, extra_create_args=extra)
 
     async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
@@ -170,6 +186,51 @@ def shared_http_client(base_url: str, timeout_s: float) -> Any | None:
     client = per_loop.get(key)
     if client is None:
         client = per_loop[key] = checked_http_client(timeout_s)
+    return client
+
+
+# One AutoGen client (so one AsyncOpenAI) per endpoint, model, key and timeout, and event loop: every
+# agent of every episode calls through it, passing its own sampling arguments per call. Building an
+# AsyncOpenAI per agent per episode, and its platform probe on first use (a thread hop), cost about
+# 0.3 ms of CPU a call. Usage and retries are counted per agent above it (RecordingClient,
+# RetryingClient), never read from this client. SHARE_SDK_CLIENTS = False builds one per agent again.
+SHARE_SDK_CLIENTS = True
+_SDK_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str, str, float], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_sdk_client(model: str, base_url: str, api_key: str, timeout_s: float,
+                      ) -> OpenAIChatCompletionClient | None:
+    """The running loop's AutoGen client for this endpoint and model (None outside a running loop,
+    or with sharing turned off)."""
+    if not SHARE_SDK_CLIENTS:
+        return None
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    per_loop = _SDK_CLIENTS.setdefault(loop, {})
+    key = (base_url.rstrip("/"), model, api_key, timeout_s)
+    client: OpenAIChatCompletionClient | None = per_loop.get(key)
+    if client is None:
+        http_client = shared_http_client(base_url, timeout_s)
+        client = per_loop[key] = _sdk_client(model, base_url, api_key, timeout_s, http_client, {})
+    return client
+
+
+def _sdk_client(model: str, base_url: str, api_key: str, timeout_s: float, http_client: Any,
+                create_args: dict[str, Any]) -> OpenAIChatCompletionClient:
+    client = OpenAIChatCompletionClient(
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        model_info=ENDPOINT_MODEL_INFO,
+        timeout=timeout_s,
+        max_retries=0,  # RetryingClient retries, visibly and with one policy
+        **{**create_args, "http_client": http_client},
+    )
+    install_thin_path(client)  # plain chat calls as one POST on the same pool (agents/_thin.py)
     return client
 
 
@@ -211,23 +272,23 @@ class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfi
     def __init__(self, config: OpenAIEndpointClientConfig, *, sleep: Sleep = asyncio.sleep) -> None:
         quiet_model_mismatch()
         self.config = config
-        create_args: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+        sampling: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
         if config.seed is not None:
-            create_args["seed"] = config.seed
-        http_client = shared_http_client(config.base_url, config.endpoint.timeout_s)
-        self._shared_http = http_client is not None
-        # Outside a running loop the client gets its own pool (closed with it), still checked.
-        create_args["http_client"] = http_client or checked_http_client(config.endpoint.timeout_s)
-        sdk_client = OpenAIChatCompletionClient(
-            model=config.model,
-            base_url=config.base_url,
-            api_key=resolve_api_key(config.endpoint),
-            model_info=ENDPOINT_MODEL_INFO,
-            timeout=config.endpoint.timeout_s,
-            max_retries=0,  # RetryingClient retries, visibly and with one policy
-            **create_args,
-        )
-        self.structured = StructuredOutputClient(sdk_client, config.endpoint.structured_output)
+            sampling["seed"] = config.seed
+        api_key, timeout_s = resolve_api_key(config.endpoint), config.endpoint.timeout_s
+        shared = shared_sdk_client(config.model, config.base_url, api_key, timeout_s)
+        self._shared_http = shared is not None
+        if shared is not None:
+            # The endpoint's one AutoGen client; this agent's sampling goes with each call.
+            sdk_client, per_call = shared, sampling
+        else:
+            http_client = shared_http_client(config.base_url, timeout_s)
+            self._shared_http = http_client is not None
+            # Outside a running loop the client gets its own pool (closed with it), still checked.
+            sdk_client = _sdk_client(config.model, config.base_url, api_key, timeout_s,
+                                     http_client or checked_http_client(timeout_s), sampling)
+            per_call = {}
+        self.structured = StructuredOutputClient(sdk_client, config.endpoint.structured_output, per_call)
         self.limited = LimitedClient(self.structured, config.endpoint, retry_after_cap=config.retry_after_cap_s)
         self.retrying = RetryingClient(
             self.limited,
@@ -240,7 +301,8 @@ class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfi
         super().__init__(self.retrying)
 
     async def close(self) -> None:
-        # The connection pool is shared with the endpoint's other clients; it ends with its loop.
+        # The AutoGen client or its connection pool is shared with the endpoint's other clients; it
+        # ends with its loop.
         if not self._shared_http:
             await super().close()
 

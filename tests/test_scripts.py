@@ -41,3 +41,12 @@ def test_peer_episodes_names_the_missing_endpoint(tmp_path: Path) -> None:
     assert f"nothing answers at {url}" in done.stderr and "OpenAI-compatible endpoint" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_bench_request_path_says_why_without_a_traceback() -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_request_path.py"), "--base-url", url,
+                           "-n", "1", "-c", "1", "--rounds", "1"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 1
+    assert "APIConnectionError" in done.stderr and "Traceback" not in done.stderr

@@ -39,7 +39,11 @@ _SWEEP_GC_THRESHOLD = (20_000, 20, 100)
 
 @contextlib.contextmanager
 def lean_runtime() -> Iterator[None]:
-    """Run the episodes with a frozen heap, a larger young generation and idle tracing off; restore all three."""
+    """Run the episodes with a frozen heap, a larger young generation, idle tracing off and the dependency
+    patches on (agents/_patches.py: diagnostics nobody reads, the idle-connection probe, the SDK's
+    parameter walk); restore all four."""
+    from mustmaybe.agents import dependency_patches
+
     old = gc.get_threshold()
     gc.freeze()  # no collect first: a full pass costs ~65 ms of start-up; unfreeze() hands leftovers back
     gc.set_threshold(*_SWEEP_GC_THRESHOLD)
@@ -50,7 +54,8 @@ def lean_runtime() -> Iterator[None]:
     if _TRACING_ENV not in os.environ and _no_tracer_provider():
         tracing_env = os.environ[_TRACING_ENV] = "true"
     try:
-        yield
+        with dependency_patches():
+            yield
     finally:
         gc.set_threshold(*old)
         gc.unfreeze()

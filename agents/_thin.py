@@ -1,0 +1,138 @@
+"""A thin request path for plain chat completions: one POST on the SDK's own httpx pool.
+
+AutoGen's OpenAI client calls `AsyncOpenAI.chat.completions.create(...)`. For a plain, non-streaming
+request the SDK's generic machinery (option models copied twice per call, headers merged and
+validated, the URL merged, the body walked against its TypedDicts) costs more CPU than the HTTP
+exchange itself at high concurrency. `ThinOpenAI` stands in for the `AsyncOpenAI` inside one AutoGen
+client and sends such a request directly, keeping what callers rely on from the SDK:
+
+- the same body bytes (the SDK's own `openapi_dumps`), URL, headers (auth, user agent, platform,
+  `x-stainless-*`) and timeout, through the same httpx client (so its response hooks still run);
+- the same errors: a non-2xx answer raises `AsyncOpenAI._make_status_error_from_response` (the
+  `openai.RateLimitError`/`InternalServerError`/... with the SDK's message and the response, so
+  `Retry-After` is read as before), a timeout `APITimeoutError`, another transport failure
+  `APIConnectionError`, an `OpenAIError` raised by a hook passes as it is;
+- the same parsing: the SDK's own `_process_response` turns the answer into a `ChatCompletion`
+  (usage, request id, a non-JSON body).
+
+Anything else (streaming, `extra_*` arguments, a body that is not plain JSON) goes to the SDK, as
+does every other resource (`beta`, `models`, ...). `MUSTMAYBE_OPENAI_PATH=sdk` turns it off.
+The AutoGen method that calls it is pinned like a patch (`AUTOGEN_CREATE`): when autogen-ext changes
+it, the thin path is left out and tests/backends/test_patches.py says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import inspect
+import os
+from typing import Any
+
+import httpx2
+import openai
+from openai._base_client import get_platform
+from openai._compat import model_copy
+from openai._models import FinalRequestOptions
+from openai._utils import asyncify, is_given
+from openai._utils._json import openapi_dumps
+from openai.types.chat import ChatCompletion
+
+from ._patches import is_plain_json
+
+PATH_ENV = "MUSTMAYBE_OPENAI_PATH"  # "sdk": every call through the SDK's own request path
+
+# autogen-ext's BaseOpenAIChatCompletionClient.create, which calls `self._client.chat.completions.create`
+# with messages, stream=False, tools and the create args: the only call this path serves.
+AUTOGEN_CREATE = ("autogen-ext", "0.7.5", "50798b94911ed41f26fc7a22f477ced162cda1618832be887acc9dd8d57ccfec")
+# The SDK request path this one mirrors (its error mapping above all): AsyncAPIClient.request.
+SDK_REQUEST = ("openai", "3.57.0", "52506e6c8ba17cff86e6dd5076e9c599c131a4f05d3ee60890b33c43277274e4")
+_SDK_ONLY = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
+
+
+def thin_path_wanted() -> bool:
+    return os.environ.get(PATH_ENV, "thin").strip().lower() != "sdk"
+
+
+def thin_path_problem() -> str | None:
+    """Why the thin path does not fit the installed autogen-ext (None: it fits)."""
+    from autogen_ext.models.openai._openai_client import BaseOpenAIChatCompletionClient
+    from openai._base_client import AsyncAPIClient
+
+    for (dist, version, digest), fn in ((AUTOGEN_CREATE, BaseOpenAIChatCompletionClient.create),
+                                        (SDK_REQUEST, AsyncAPIClient.request)):
+        installed = importlib.metadata.version(dist)
+        if installed != version:
+            return f"{dist} is {installed}, the thin path was written for {version}"
+        found = hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()
+        if found != digest:
+            return f"{fn.__qualname__} changed (source sha256 {found[:12]}, expected {digest[:12]})"
+    return None
+
+
+class _ThinCompletions:
+    def __init__(self, sdk: openai.AsyncOpenAI) -> None:
+        self._sdk = sdk
+        self._url = str(sdk._prepare_url("/chat/completions"))
+        self._options = FinalRequestOptions.construct(method="post", url="/chat/completions")  # type: ignore[call-arg]
+        self._headers: httpx2.Headers | None = None
+
+    async def _ready_headers(self) -> httpx2.Headers:
+        sdk = self._sdk
+        if sdk._platform is None:  # as the SDK does on its first request: may block, so off the loop
+            sdk._platform = await asyncify(get_platform)()
+        options = model_copy(self._options)
+        options.headers = {}
+        self._headers = sdk._build_headers(options, retries_taken=0)
+        return self._headers
+
+    async def create(self, **kwargs: Any) -> Any:
+        if kwargs.get("stream") or _SDK_ONLY.intersection(kwargs):
+            return await self._sdk.chat.completions.create(**kwargs)
+        body = {k: v for k, v in kwargs.items() if is_given(v)}
+        if not is_plain_json(body):
+            return await self._sdk.chat.completions.create(**kwargs)
+        sdk = self._sdk
+        headers = self._headers or await self._ready_headers()
+        request = sdk._client.build_request("POST", self._url, headers=headers, content=openapi_dumps(body),
+                                            timeout=sdk.timeout)
+        try:
+            response = await sdk._client.send(request)
+        except httpx2.TimeoutException as err:
+            raise openai.APITimeoutError(request=request) from err
+        except openai.OpenAIError:
+            raise  # a response hook's own error (agents/_failure.py), as the SDK passes it on
+        except Exception as err:
+            raise openai.APIConnectionError(request=request) from err
+        if not response.is_success:
+            await response.aread()
+            raise sdk._make_status_error_from_response(response) from None
+        return await sdk._process_response(cast_to=ChatCompletion, options=self._options, response=response,
+                                           stream=False, stream_cls=None, retries_taken=0)
+
+
+class _ThinChat:
+    def __init__(self, sdk: openai.AsyncOpenAI) -> None:
+        self.completions = _ThinCompletions(sdk)
+
+
+class ThinOpenAI:
+    """An `AsyncOpenAI` whose `chat.completions.create` takes the thin path; everything else is the SDK's."""
+
+    def __init__(self, sdk: openai.AsyncOpenAI) -> None:
+        self._sdk = sdk
+        self.chat = _ThinChat(sdk)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sdk, name)
+
+
+def install_thin_path(client: Any) -> bool:
+    """Give AutoGen's OpenAI client `client` the thin path (if wanted and it fits); True if it did."""
+    if not thin_path_wanted() or thin_path_problem() is not None:
+        return False
+    sdk = client._client
+    if not isinstance(sdk, openai.AsyncOpenAI) or isinstance(sdk, openai.AsyncAzureOpenAI):
+        return False
+    client._client = ThinOpenAI(sdk)
+    return True

@@ -1,0 +1,146 @@
+"""The thin request path (agents/_thin.py) answers as the SDK does: the same request bodies on the wire
+in every structured-output mode, the same results and usage, the same error classes, messages,
+status codes and Retry-After, the same failures for a body that is not a chat completion, a timeout
+and a refused connection."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+from fakes.fake_openai import FakeOpenAI
+from pydantic import BaseModel
+
+from mustmaybe.agents._openai import checked_http_client, json_schema_response_format
+from mustmaybe.agents._thin import PATH_ENV, ThinOpenAI, install_thin_path, thin_path_problem
+
+
+class _Decision(BaseModel):
+    action: str
+    reason: str
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    srv = FakeOpenAI(hang_s=1.0, retry_after="7")
+    yield srv
+    srv.close()
+
+
+def test_thin_path_fits_the_installed_autogen_and_sdk() -> None:
+    problem = thin_path_problem()
+    assert problem is None, (f"the thin request path no longer fits: {problem}. Re-read the changed function, "
+                             "check agents/_thin.py still mirrors it, then update its pin.")
+
+
+def _messages() -> list[dict[str, Any]]:
+    return [{"role": "system", "content": "You act."}, {"role": "user", "content": "Handoff: stop.\nActions:\n- a:"}]
+
+
+async def _both(base_url: str, **kwargs: Any) -> tuple[Any, Any]:
+    """(SDK outcome, thin outcome): a result or the exception raised, each from its own client."""
+    outcomes = []
+    for thin in (False, True):
+        sdk = openai.AsyncOpenAI(base_url=base_url, api_key="k", max_retries=0, timeout=0.5,
+                                 http_client=checked_http_client(0.5))
+        client: Any = ThinOpenAI(sdk) if thin else sdk
+        try:
+            outcomes.append(await client.chat.completions.create(**kwargs))
+        except Exception as exc:  # the comparison is the point
+            outcomes.append(exc)
+        finally:
+            await sdk.close()
+    return outcomes[0], outcomes[1]
+
+
+def _same_result(a: Any, b: Any) -> None:
+    assert type(a) is type(b)
+    if isinstance(a, BaseException):
+        assert str(a) == str(b)
+        assert getattr(a, "status_code", None) == getattr(b, "status_code", None)
+        assert getattr(a, "body", None) == getattr(b, "body", None)
+        ra, rb = getattr(a, "response", None), getattr(b, "response", None)
+        if ra is not None:
+            assert ra.headers.get("retry-after") == rb.headers.get("retry-after")
+        assert [type(c) for c in _chain(a)] == [type(c) for c in _chain(b)]
+        return
+    da, db = a.model_dump(), b.model_dump()
+    da.pop("created", None), db.pop("created", None)
+    assert da == db and a.usage == b.usage and a._request_id == b._request_id
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and len(out) < 5:
+        out.append(cur)
+        cur = cur.__cause__
+    return out
+
+
+@pytest.mark.parametrize("model", ["ok", "fault-429", "fault-500", "fault-503", "fault-401", "fault-html",
+                                   "fault-no_choices", "fault-bad_body", "fault-truncated", "fault-hang"])
+def test_same_outcome_as_the_sdk(fake: FakeOpenAI, model: str) -> None:
+    sdk, thin = asyncio.run(_both(fake.base_url, model=model, messages=_messages(), stream=False,
+                                  temperature=0.5, max_tokens=64, seed=2))
+    _same_result(sdk, thin)
+    if model == "fault-429":
+        assert isinstance(thin, openai.RateLimitError) and thin.response.headers["retry-after"] == "7"
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "json_object_schema", "prompt", "json_object"])
+def test_same_bodies_on_the_wire_in_every_structured_mode(fake: FakeOpenAI, mode: str) -> None:
+    formats: dict[str, Any] = {
+        "json_schema": json_schema_response_format(_Decision),
+        "json_object_schema": {"type": "json_object", "schema": _Decision.model_json_schema()},
+        "json_object": {"type": "json_object"},
+    }
+    extra = {"response_format": formats[mode]} if mode in formats else {}
+    seen: list[Counter[str]] = []
+    for thin in (False, True):
+        fake.reset()
+        sdk = openai.AsyncOpenAI(base_url=fake.base_url, api_key="k", max_retries=0,
+                                 http_client=checked_http_client(5.0))
+        client: Any = ThinOpenAI(sdk) if thin else sdk
+
+        async def call(c: Any = client, s: Any = sdk) -> Any:
+            try:
+                return await c.chat.completions.create(model="ok", messages=_messages(), stream=False,
+                                                       tools=openai.NOT_GIVEN, temperature=0.0, **extra)
+            finally:
+                await s.close()
+
+        result = asyncio.run(call())
+        assert result.usage is not None and result.usage.prompt_tokens > 0
+        seen.append(Counter(fake._seen_bodies))
+    assert seen[0] == seen[1] and sum(seen[0].values()) == 1
+
+
+def test_refused_connection_is_a_connection_error() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens once this closes
+    sdk, thin = asyncio.run(_both(f"http://127.0.0.1:{port}/v1", model="ok", messages=_messages(), stream=False))
+    _same_result(sdk, thin)
+    assert isinstance(thin, openai.APIConnectionError)
+
+
+def test_the_sdk_path_stays_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+    from mustmaybe.agents._openai import ENDPOINT_MODEL_INFO
+
+    def build() -> Any:
+        return OpenAIChatCompletionClient(model="m", base_url="http://127.0.0.1:1/v1", api_key="k",
+                                          model_info=ENDPOINT_MODEL_INFO)
+
+    client = build()
+    assert install_thin_path(client) and isinstance(client._client, ThinOpenAI)
+    monkeypatch.setenv(PATH_ENV, "sdk")
+    client = build()
+    assert not install_thin_path(client) and isinstance(client._client, openai.AsyncOpenAI)
