@@ -364,6 +364,18 @@ _BY_HASH: OrderedDict[tuple[str, str], Compiled] = OrderedDict()
 _MAX = 512
 
 
+def compiled_for_view(view: CheckerView) -> Compiled:
+    """The compiled matchers for a checker view, cached by (task id, view digest)."""
+    key = (view.task, view.digest)
+    comp = _BY_HASH.get(key)
+    if comp is None:
+        comp = compile_scenario(view)
+        _BY_HASH[key] = comp
+        if len(_BY_HASH) > _MAX:
+            _BY_HASH.popitem(last=False)
+    return comp
+
+
 def compiled_for(s: Scenario) -> Compiled:
     """The compiled matchers for a task's checker view, cached by object and by (task id, view digest).
 
@@ -373,14 +385,7 @@ def compiled_for(s: Scenario) -> Compiled:
     hit = _BY_OBJECT.get(id(s))
     if hit is not None and hit[0] is s:
         return hit[1]
-    view = checker_view(s)
-    key = (s.id, view.digest)
-    comp = _BY_HASH.get(key)
-    if comp is None:
-        comp = compile_scenario(view)
-        _BY_HASH[key] = comp
-        if len(_BY_HASH) > _MAX:
-            _BY_HASH.popitem(last=False)
+    comp = compiled_for_view(checker_view(s))
     _BY_OBJECT[id(s)] = (s, comp)
     if len(_BY_OBJECT) > _MAX:
         _BY_OBJECT.popitem(last=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mustmaybe.scenarios import Scenario
 
-from ._fields import Compiled, compile_scenario, compiled_for
+from ._fields import compiled_for, compiled_for_view
 from ._model import ArtifactScore, CheckResult
 from ._rules import score
 from ._version import CHECKER_NAME, CHECKER_VERSION
@@ -27,17 +27,9 @@ def score_artifact(scenario: Scenario, text: str) -> ArtifactScore:
     return score(compiled_for(scenario), text)
 
 
-_VIEW_CACHE: dict[str, Compiled] = {}
-
-
 def score_view(view: CheckerView, text: str) -> ArtifactScore:
-    """Score an artifact from a checker view alone (what a simulated judge has); compiled once per view."""
-    comp = _VIEW_CACHE.get(view.digest)
-    if comp is None:
-        if len(_VIEW_CACHE) > 256:
-            _VIEW_CACHE.clear()
-        comp = _VIEW_CACHE[view.digest] = compile_scenario(view)
-    return score(comp, text)
+    """Score an artifact from a checker view alone (what a simulated judge has)."""
+    return score(compiled_for_view(view), text)
 
 
 def check_artifact(scenario: Scenario, text: str) -> CheckResult:
