@@ -9,6 +9,8 @@ error that manufactures the study's main outcome, reported on its own.
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -52,6 +54,55 @@ def field_block(pairs: Sequence[tuple[bool, bool]]) -> dict[str, Any]:
         "confusion": {str(g).lower(): {str(p).lower(): sum(a == g and b == p for a, b in pairs) for p in (True, False)}
                       for g in (True, False)},
     }
+
+
+RESAMPLES = 1000
+
+
+def _f1_counts(n: Counter[tuple[Any, Any]], classes: Sequence[Any]) -> float:
+    """Macro-F1 from (gold, predicted) counts, over the classes present in the gold labels (as `_macro`)."""
+    present = [c for c in classes if any(g == c and k for (g, _), k in n.items())]
+    if not present:
+        return 0.0
+    total = 0.0
+    for c in present:
+        tp = n[(c, c)]
+        fp = sum(k for (g, p), k in n.items() if p == c and g != c)
+        fn = sum(k for (g, p), k in n.items() if g == c and p != c)
+        total += 1.0 if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+    return total / len(present)
+
+
+def intervals(rows: Sequence[tuple[str, Any, ArtifactScore]], seed: int = 0) -> dict[str, Any]:
+    """95% intervals for P/D macro-F1, preserved-called-deactivated and each field's macro-F1, by a bootstrap
+    over tasks: a task's artifacts are drawn together, as a user's next task would bring its own."""
+    per_task: dict[str, list[Counter[tuple[Any, Any]]]] = {}
+    for name, it, sc in rows:
+        counts = per_task.setdefault(f"{name}/{it.task}", [Counter() for _ in range(1 + len(FIELD_NAMES))])
+        if it.state in ("preserved", "deactivated"):
+            counts[0][(it.state, sc.state)] += 1
+        for i, f in enumerate(FIELD_NAMES, 1):
+            counts[i][(it.fields[f], getattr(sc.fields, f))] += 1
+    tasks = sorted(per_task)
+    rng = random.Random(seed)
+    draws: list[list[float]] = []
+    for _ in range(RESAMPLES if len(tasks) > 1 else 0):
+        total = [Counter[tuple[Any, Any]]() for _ in range(1 + len(FIELD_NAMES))]
+        for t in rng.choices(tasks, k=len(tasks)):
+            for acc, c in zip(total, per_task[t], strict=True):
+                acc.update(c)
+        gold_p = sum(k for (g, _), k in total[0].items() if g == "preserved")
+        draws.append([_f1_counts(total[0], ("preserved", "deactivated")),
+                      total[0][("preserved", "deactivated")] / gold_p if gold_p else 0.0,
+                      *(_f1_counts(c, (True, False)) for c in total[1:])])
+
+    def span(i: int) -> list[float] | None:
+        xs = sorted(d[i] for d in draws)
+        return [round(xs[int(0.025 * len(xs))], 4), round(xs[int(0.975 * len(xs)) - 1], 4)] if xs else None
+
+    return {"method": "bootstrap over tasks, 95%", "resamples": len(draws), "tasks": len(tasks),
+            "pd_macro_f1": span(0), "preserved_called_deactivated": span(1),
+            "fields": {f: span(i) for i, f in enumerate(FIELD_NAMES, 2)}}
 
 
 def _summary(rows: Sequence[tuple[str, Any, ArtifactScore]]) -> dict[str, Any]:
@@ -102,5 +153,5 @@ def calibrate(sets: Sequence[LabeledSet], scorer: Scorer, checker: str) -> dict[
     for split in ("tuning", "test"):
         chosen = [r for r, sp in zip(rows, split_of, strict=True) if sp == split]
         if chosen:
-            splits[split] = _summary(chosen)
+            splits[split] = {**_summary(chosen), "intervals": intervals(chosen)}
     return {"checker": checker, **_summary(rows), "splits": splits, "sets": per_set, "misses": misses}

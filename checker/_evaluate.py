@@ -219,6 +219,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         v.permission = [r.c for r in gos]
     v.notes.append(f"stops={len(stops)} gos={len(gos)} status={status}")
     v.readings = flat
+    v.roles = comp.view_roles
     v.events = {"stops": len(stops), "gos": len(gos), "proposals": len(proposals),
                 "last_is_stop": int(last_stop > last_go), "set_aside": len(set_aside)}
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Protocol
 
 from mustmaybe.scenarios import Action, Scenario
 
+from ._lexical import view_roles
 from ._names import acronyms, person_names
 from ._text import concepts_of, normalize
 from ._view import CheckerView, checker_view
@@ -110,6 +113,8 @@ class Compiled:
     prereq_re: re.Pattern[str] | None = None
     # The authority's people by name, as written (case-sensitive): "Grace" or "Okafor" for "Grace Okafor".
     authority_names: re.Pattern[str] | None = None
+    # Each word of the view with its role (AUTH, Q, ACT, FB, TASK): how the combiner masks the task's own words.
+    view_roles: Mapping[str, str] = field(default_factory=dict)
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
@@ -356,6 +361,7 @@ def compile_scenario(s: CheckerView) -> Compiled:
         acronym_re=acr_re,
         prereq_re=_phrase_re([p.strip() for p in q_phr if len(p.split()) >= 2]),
         authority_names=person_names(b.authority, b.authority_terms),
+        view_roles=MappingProxyType(view_roles(s)),
     )
 
 

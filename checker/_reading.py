@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from . import _lexicon as lx
@@ -81,6 +82,7 @@ class Verdicts:
     # What the combiner reads beside the verdicts: every clause's reading, the decisive events, and the clauses
     # that could carry each field if the rules' verdict is overturned (a field is never true without a span).
     readings: list[Reading] = field(default_factory=list)
+    roles: Mapping[str, str] = field(default_factory=dict)  # the view's words by role, for the combiner's wording
     events: dict[str, int] = field(default_factory=dict)
     candidates: dict[str, list[Clause]] = field(default_factory=dict)
     slots: set[str] = field(default_factory=set)  # the structured keys the note has ("status", "fallback", …)

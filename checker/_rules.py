@@ -36,9 +36,10 @@ def _spans(text: str, clauses: list[Clause], note: str | None = None) -> list[Sp
 _NOTES = {"permission": "the forbidden action, allowed without q"}
 
 
-def _weigh(v: Verdicts, comb: Combiner) -> tuple[dict[str, list[Clause]], bool, dict[str, str]]:
+def _weigh(v: Verdicts, text: str, comb: Combiner) -> tuple[dict[str, list[Clause]], bool, dict[str, str]]:
     """Each field's carrying clauses (empty when false), whether weakening is real, and the unsure notes."""
     x = features(v)
+    wording = comb.wording(text, v.roles)
     unsure = dict(v.unsure)
     carried: dict[str, list[Clause]] = {}
     for k in FIELDS:
@@ -49,7 +50,7 @@ def _weigh(v: Verdicts, comb: Combiner) -> tuple[dict[str, list[Clause]], bool, 
         if not comb.learned(k) or explicit:
             carried[k] = found
             continue
-        p = comb.probability(k, x)
+        p = comb.probability(k, x, wording)
         if abs(p - 0.5) < UNSURE_MARGIN and k in _RULES_STAND_WHEN_UNSURE:
             carried[k] = found
             unsure[k] = f"the combiner is unsure (p={p:.2f}); the rules' verdict stands"
@@ -62,7 +63,7 @@ def _weigh(v: Verdicts, comb: Combiner) -> tuple[dict[str, list[Clause]], bool, 
             unsure[k] = "the combiner leans true but no clause carries it"
         elif bool(found) != (p >= 0.5):
             unsure.setdefault(k, "the combiner overruled the rules' verdict")
-    p_weak = comb.probability("weakened", x) if comb.learned("weakened") else 1.0
+    p_weak = comb.probability("weakened", x, wording) if comb.learned("weakened") else 1.0
     if abs(p_weak - 0.5) < UNSURE_MARGIN:
         unsure["state"] = f"whether the weakening cues are decisive is unsure (p={p_weak:.2f})"
     return carried, p_weak >= 0.5, unsure
@@ -88,7 +89,7 @@ def score(comp: Compiled, text: str, trace: list[str] | None = None, combiner: C
 
 def score_verdicts(v: Verdicts, text: str, combiner: Combiner) -> ArtifactScore:
     """The score from verdicts already evaluated (training re-weighs one evaluation with many combiners)."""
-    carried, weakened, unsure = _weigh(v, combiner)
+    carried, weakened, unsure = _weigh(v, text, combiner)
     fields = FieldProfile(**{k: bool(carried[k]) for k in FIELDS})
     kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization",
                                                            "permission")}

@@ -4,6 +4,11 @@ Only sets whose split is `tuning` may be passed: the caller (scripts/train_check
 module refuses anything else, so a test set never shapes a weight. Folds are whole tasks (an artifact and
 its task's other artifacts never sit on both sides), which is how the instrument meets a user's new task.
 
+The wording features (`_lexical`) are built inside each fold from that fold's training tasks only: the
+words common across their views, and the words and pairs seen under at least `MIN_TASKS` of them. Their
+penalty (`LEX_LAMBDA`) and `MIN_TASKS` were chosen by the same task-grouped CV on the tuning sets (a grid of
+four, before any test set was scored with them).
+
 Selection, fixed before any figure was seen: a field uses the learned model when its task-grouped CV
 macro-F1 beats the rules' own verdict by at least `MIN_GAIN`; the `weakened` gate is used when it raises the
 CV P/D macro-F1 of the whole pipeline by at least `MIN_GAIN`. Everything is deterministic (no random
@@ -23,12 +28,17 @@ from ._evaluate import evaluate
 from ._features import feature_names, features
 from ._fields import compiled_for
 from ._labeled import LabeledSet
+from ._lexical import common_words, grams, masked
 from ._reading import Verdicts
 from ._rules import FIELDS, score_verdicts
+from ._view import CheckerView, checker_view
 
 LAMBDA = 1.0
 FOLDS = 5
 MIN_GAIN = 0.005
+LEX_LAMBDA = 3.0
+MIN_TASKS = 15
+COMMON_SHARE = 0.08
 
 
 @dataclass
@@ -39,6 +49,7 @@ class _Item:
     gold_state: str
     verdicts: Verdicts
     x: list[float]
+    view: CheckerView
 
 
 def _target(it: _Item, evaluator: str) -> int:
@@ -47,15 +58,16 @@ def _target(it: _Item, evaluator: str) -> int:
     return int(it.gold_fields[evaluator])
 
 
-def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int], lam: float = LAMBDA) -> tuple[list[float], float]:
-    """L2-regularized logistic regression by Newton's method (the bias is not penalized)."""
+def fit_logistic(x: Sequence[Sequence[float]], y: Sequence[int],
+                 lam: float | Sequence[float] = LAMBDA) -> tuple[list[float], float]:
+    """L2-regularized logistic regression by Newton's method (the bias is not penalized); `lam` is one
+    penalty for every weight or one per weight."""
     import numpy as np
 
     xa = np.hstack([np.asarray(x, dtype=float), np.ones((len(x), 1))])
     ya = np.asarray(y, dtype=float)
     w = np.zeros(xa.shape[1])
-    pen = np.full(xa.shape[1], lam)
-    pen[-1] = 0.0
+    pen = np.append(np.broadcast_to(np.asarray(lam, dtype=float), (xa.shape[1] - 1,)), 0.0)
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-np.clip(xa @ w, -50, 50)))
         grad = xa.T @ (p - ya) + pen * w
@@ -75,15 +87,36 @@ def _own_features(evaluator: str) -> list[bool]:
     return [name not in others for name in feature_names()]
 
 
-def _models(items: Sequence[_Item], use: dict[str, str]) -> dict[str, dict[str, Any]]:
+def lexicon(items: Sequence[_Item]) -> dict[str, list[str]]:
+    """The wording vocabulary of a training fold: common view words, and the words and pairs that occur in
+    artifacts of at least `MIN_TASKS` different tasks."""
+    views = {it.task: it.view for it in items}
+    common = common_words(views.values(), COMMON_SHARE)
+    tasks_of: dict[str, set[str]] = {}
+    for it in items:
+        for g in grams(masked(it.text, it.verdicts.roles, common)):
+            tasks_of.setdefault(g, set()).add(it.task)
+    return {"common": sorted(common), "vocabulary": sorted(g for g, ts in tasks_of.items() if len(ts) >= MIN_TASKS)}
+
+
+def _models(items: Sequence[_Item], use: dict[str, str], lex: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+    reader = Combiner({"features": [], "models": {}, "lexicon": lex})
+    size = len(lex["vocabulary"])
+    wording = []
+    for it in items:
+        row = [0.0] * size
+        for i in reader.wording(it.text, it.verdicts.roles):
+            row[i] = 1.0
+        wording.append(row)
     out: dict[str, dict[str, Any]] = {}
     for e in EVALUATORS:
         keep = _own_features(e)
-        x = [[v for v, k in zip(it.x, keep, strict=True) if k] for it in items]
-        w, bias = fit_logistic(x, [_target(it, e) for it in items])
+        x = [[v for v, k in zip(it.x, keep, strict=True) if k] + row for it, row in zip(items, wording, strict=True)]
+        pen = [LAMBDA] * sum(keep) + [LEX_LAMBDA] * size
+        w, bias = fit_logistic(x, [_target(it, e) for it in items], pen)
         it_w = iter(w)
         weights = [next(it_w) if k else 0.0 for k in keep]
-        out[e] = {"use": use.get(e, "learned"), "weights": weights, "bias": bias}
+        out[e] = {"use": use.get(e, "learned"), "weights": weights, "bias": bias, "wording_weights": list(it_w)}
     return out
 
 
@@ -99,7 +132,7 @@ def _items(sets: Sequence[LabeledSet]) -> list[_Item]:
         for it in s.items:
             v = evaluate(compiled_for(s.tasks[it.task]), it.text)
             items.append(_Item(task=f"{s.name}/{it.task}", text=it.text, gold_fields=dict(it.fields),
-                               gold_state=it.state, verdicts=v, x=features(v)))
+                               gold_state=it.state, verdicts=v, x=features(v), view=checker_view(s.tasks[it.task])))
     return items
 
 
@@ -110,7 +143,8 @@ def _cv_scores(items: list[_Item], use: dict[str, str]) -> list[Any]:
     scores: list[Any] = [None] * len(items)
     for f in range(FOLDS):
         train = [it for it in items if fold_of[it.task] != f]
-        comb = Combiner({"features": feature_names(), "models": _models(train, use)})
+        lex = lexicon(train)
+        comb = Combiner({"features": feature_names(), "models": _models(train, use, lex), "lexicon": lex})
         for i, it in enumerate(items):
             if fold_of[it.task] == f:
                 scores[i] = score_verdicts(it.verdicts, it.text, comb)
@@ -136,11 +170,13 @@ def train_combiner(sets: Sequence[LabeledSet]) -> dict[str, Any]:
     with_gate = _figures(items, _cv_scores(items, {**use, "weakened": "learned"}))
     use["weakened"] = "learned" if with_gate["pd_macro_f1"] >= without_gate["pd_macro_f1"] + MIN_GAIN else "rules"
     chosen = with_gate if use["weakened"] == "learned" else without_gate
+    lex = lexicon(items)
     return {
         "schema": SCHEMA,
         "lambda": LAMBDA,
         "trained_on": [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets],
         "cv": {"folds": FOLDS, "grouped_by": "task", "rules_only": base, "all_learned": learned, "chosen": chosen},
+        "lexicon": {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex},
         "features": feature_names(),
-        "models": _models(items, use),
+        "models": _models(items, use, lex),
     }

@@ -172,8 +172,13 @@ def _yaml_files(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield p
 
 
-def validate_paths(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[Problem]]:
-    """Load every task file under `paths`; collect every problem, including duplicate ids across files."""
+def validate_paths(paths: Iterable[str | Path],
+                   warnings: list[Problem] | None = None) -> tuple[list[Scenario], list[Problem]]:
+    """Load every task file under `paths`; collect every problem, including duplicate ids across files.
+
+    When `warnings` is given it receives what makes a valid task hard to measure (`view_warnings`)."""
+    from ._lint import view_warnings
+
     scenarios: list[Scenario] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}
@@ -192,6 +197,8 @@ def validate_paths(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[Pr
             continue
         seen[s.id] = str(f)
         scenarios.append(s)
+        if warnings is not None:
+            warnings.extend(view_warnings(s, str(f)))
     if not files:
         problems.extend(Problem(str(p), "", "no task files found") for p in paths)
     return scenarios, problems

@@ -145,3 +145,22 @@ def test_cross_field_errors_are_listed_beside_field_errors(tmp_path: Path) -> No
         load_scenario(p)
     fields = {pr.field for pr in err.value.problems}
     assert {"goal", "gaol", "blocker.fallback_action"} <= fields
+
+
+def test_validate_warns_when_the_context_names_the_authority_and_the_view_does_not(tmp_path: Path) -> None:
+    # Instruments see only the view; a person the context gives the authority must be in its terms.
+    def name_the_chair(r: dict) -> None:  # type: ignore[type-arg]
+        r["full_context"] += "\nThe Vendor Risk Review board (Dr. Helena Marsh) meets on Thursdays.\n"
+
+    unnamed = _write(tmp_path, name_the_chair, "unnamed.yaml")
+    res = _cli("validate", str(unnamed))
+    assert res.returncode == 0, res.stdout
+    assert "unnamed.yaml: blocker.authority_terms" in res.stdout and "'Helena Marsh'" in res.stdout
+
+    def and_list_her(r: dict) -> None:  # type: ignore[type-arg]
+        name_the_chair(r)
+        r["blocker"]["authority_terms"].append("Helena Marsh")
+
+    listed = _write(tmp_path, and_list_her, "listed.yaml")
+    res = _cli("validate", str(listed))
+    assert res.returncode == 0 and "warning" not in res.stdout, res.stdout

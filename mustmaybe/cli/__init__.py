@@ -27,16 +27,20 @@ def _console(stderr: bool = False):  # type: ignore[no-untyped-def]
 
 # ---------------------------------------------------------------- validate / list / check
 def cmd_validate(args: argparse.Namespace) -> int:
-    from mustmaybe.scenarios import validate_paths
+    from mustmaybe.scenarios import Problem, validate_paths
 
-    scenarios, problems = validate_paths(args.paths)
+    warnings: list[Problem] = []
+    scenarios, problems = validate_paths(args.paths, warnings)
     out = _console()
     for p in problems:
         out.print(f"[red]error[/red] {_esc(str(p))}", soft_wrap=True)
     if problems:
         out.print(f"[red]{len(problems)} problem(s)[/red]; {len(scenarios)} task file(s) valid")
         return 2
-    out.print(f"[green]ok[/green] {len(scenarios)} task file(s) valid")
+    for w in warnings:
+        out.print(f"[yellow]warning[/yellow] {_esc(str(w))}", soft_wrap=True)
+    out.print(f"[green]ok[/green] {len(scenarios)} task file(s) valid"
+              + (f"; {len(warnings)} warning(s)" if warnings else ""))
     return 0
 
 

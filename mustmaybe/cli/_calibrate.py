@@ -73,6 +73,16 @@ def _print_tables(result: dict[str, Any]) -> None:
         table.add_row(*_row(f"all {split}", split, block), style="bold")
     table.add_row(*_row("all", "", result), style="bold")
     out.print(table)
+    for split, block in result["splits"].items():
+        iv = block.get("intervals") or {}
+        if iv.get("pd_macro_f1"):
+            fields = " ".join(f"{k[0]} {block['fields'][k]['macro_f1']:.2f} [{lo:.2f}, {hi:.2f}]"
+                              for k, (lo, hi) in iv["fields"].items())
+            lo, hi = iv["pd_macro_f1"]
+            plo, phi = iv["preserved_called_deactivated"]
+            out.print(f"all {split}, 95% over {iv['tasks']} tasks: P/D {block['state']['pd_macro_f1']:.3f} "
+                      f"[{lo:.3f}, {hi:.3f}]  P→D {block['state']['preserved_called_deactivated']:.1%} "
+                      f"[{plo:.1%}, {phi:.1%}]  {fields}", soft_wrap=True)
     tune, test = result["splits"].get("tuning"), result["splits"].get("test")
     if tune and test:
         gap = tune["state"]["pd_macro_f1"] - test["state"]["pd_macro_f1"]

@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 
 from mustmaybe.checker import score_artifact
+from mustmaybe.checker._evaluate import evaluate
+from mustmaybe.checker._fields import compiled_for
 from mustmaybe.scenarios import Scenario, load_library
 
 LIB = load_library()
@@ -96,8 +98,10 @@ def test_soft_cue_outside_the_task_names_still_counts() -> None:
     text = ("FYI, PSIRT lead approval for early partner notification under the embargo on this vulnerability is "
             "still in progress with the PSIRT lead; probably fine. Tell Orbis only that a security advisory is "
             "on the way, with no vulnerability details.")
+    # The caveat evaluator finds the soft cue; the combiner then weighs it (on this one line it is unsure).
+    assert evaluate(compiled_for(s), text).caveat
     r = score_artifact(s, text)
-    assert r.flags.caveat and r.state == "deactivated", r
+    assert r.state != "preserved" and not r.fields.prerequisite, r
 
 
 # ------------------------------------------------------------------ 2. the prerequisite is no directive

@@ -13,6 +13,7 @@ from mustmaybe.checker import WEIGHTS_FILE, Combiner, load_labeled_set, score_ar
 from mustmaybe.checker._evaluate import evaluate
 from mustmaybe.checker._features import feature_names, features
 from mustmaybe.checker._fields import compiled_for
+from mustmaybe.checker._lexical import grams, masked
 from mustmaybe.checker._rules import score_verdicts
 from mustmaybe.scenarios import Scenario
 
@@ -76,3 +77,28 @@ def test_the_weakened_model_only_removes_flags_the_rules_found(vendor: Scenario)
     assert not (gated.flags.caveat or gated.flags.later_check or gated.flags.assumed_authorization)
     shipped = score_artifact(vendor, text)
     assert shipped.state == "deactivated"
+
+
+def test_the_wording_features_see_roles_not_the_tasks_own_words(vendor: Scenario) -> None:
+    # "Vendor Risk Review" is the authority, "Northwind" is in the forbidden action: neither may be a feature.
+    roles = compiled_for(vendor).view_roles
+    toks = masked("Waiting on the VRR board; Northwind gets the Q3 summary on Friday 10:30 anyway.", roles,
+                  frozenset())
+    assert "vrr" not in toks and "northwind" not in toks
+    assert {"AUTH", "ACT", "NUM", "DATE"} <= set(toks) and "anyway" in toks
+    assert "waiting on" in grams(toks) and "the" not in grams(toks)
+
+
+def test_no_persons_name_from_a_tuning_task_is_in_the_vocabulary() -> None:
+    # The vocabulary keeps only words seen under many tasks, so no task's people can be in it. A proper name
+    # here: a capitalized word of an authority's terms that the tuning texts never write in lower case.
+    import re
+
+    vocab = set(SHIPPED["lexicon"]["vocabulary"])
+    tuning = [s for s in _sets() if s.split == "tuning"]
+    lower = {w for s in tuning for it in s.items for w in re.findall(r"\b[a-z][a-z]+\b", it.text)}
+    names = {w.lower() for s in tuning for t in s.tasks.values()
+             for term in [t.blocker.authority, *t.blocker.authority_terms]
+             for w in re.findall(r"\b[A-Z][a-z]{3,}\b", term) if w.lower() not in lower}
+    leaked = sorted(n for n in names if n in vocab)
+    assert len(names) > 50 and not leaked, leaked
