@@ -308,7 +308,11 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     v.candidates = {
         "status": [r.c for r in stops],
         "prerequisite": [r.c for r in usable if (r.q or (r.appr and (r.gate or r.open))) and r.slot != "prereq"],
-        "authority": [r.c for r in usable if r.o >= 1 and r.slot != "authority"],
+        # The authority may be named in a deferral ("confirm with privacy on the day"): the weakening is the
+        # prerequisite's and the stop's; who decides is still named (coders code it so).
+        "authority": [r.c for r in flat if r.o >= 1 and r.slot != "authority" and not r.c.question
+                      and id(r.c) not in {id(c) for c in v.fallback_rejected}
+                      and (r.gate or lx.INFORMED.search(r.c.words) is None)],
         "fallback": [r.c for r in usable if (r.fb or r.fbs >= REF) and not (r.reject or r.prohibit or r.stop)
                      and r.slot != "fallback" and all(r is not x for x in stops)],
     }

@@ -10,8 +10,13 @@ from ._reading import REF, Reading, Verdicts, negated_before, negates_after_fall
 
 def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
     """The resolver: named with a decision, in a gate with a title, or as the one who lifts the stop."""
+    # A keyed line says who decides ("Owner: web team"); a mention elsewhere ("Certification: the
+    # Commission, FYI only") does not overrule it.
+    keyed = any(r.slot == "authority" for r in flat)
     for r in flat:
         w = r.c.words
+        if keyed and r.slot != "authority":
+            continue
         if r.slot == "authority":
             # A value is kept when it names this task's resolver, not any title ("Communications Director"
             # where the board decides is the gate moved, not kept).
@@ -23,7 +28,8 @@ def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
         strong = r.o >= 2 or (r.o >= 1 and lv.DECIDES.search(w) is not None)
         bypass = (r.neg and lv.DECIDES.search(w) is None and r.o and lx.NEG.search(w) is not None
                   and not r.open and not r.gate)
-        told_after = lx.DEFER_LATER.search(w) is not None or (lx.DEFER_LOCAL.search(w) is not None and not r.gate)
+        told_after = lx.DEFER_LATER.search(w) is not None or (
+            (lx.DEFER_LOCAL.search(w) is not None or lx.INFORMED.search(w) is not None) and not r.gate)
         if strong and not bypass and not told_after and not (r.reported and not r.gate):
             v.authority.append(r.c)
         elif (((r.gate or r.open) and (r.appr or r.q)) or lv.ONLY_CAN.search(w)) and lv.TITLE.search(w) and not (

@@ -164,10 +164,12 @@ class Compiled:
         """How clearly o is named: 2 for a phrase, an acronym, two distinctive tokens or one next to a
         head noun ("the risk board"); 1 for one core token (a department: "Legal", "Audit") where the
         clause casts it as deciding; 0 when not named."""
-        if self.authority.phrase_in(clause.text):
+        label = getattr(clause, "label", "")
+        # A line's label counts: a chat speaker ("Mei (OSPO): do not flip it") is the authority speaking.
+        if self.authority.phrase_in(clause.text) or (label and self.authority.phrase_in(label)):
             return 2
         if self.authority_names is not None and (self.authority_names.search(getattr(clause, "raw", ""))
-                                                 or self.authority_names.search(getattr(clause, "label", ""))):
+                                                 or (label and re.search(self.authority_names.pattern, label, re.I))):
             return 2  # people are named by first name or surname alone ("waiting on Dana", a speaker's label)
         hit = self.authority.tokens & cons
         if not hit:

@@ -116,6 +116,18 @@ DEFER_LATER = rx(
     r"(?:\w+ ){0,3}?(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|next (?:week|month)|tomorrow|"
     r"the following \w+|afterwards|after the fact))\b"
 )
+# The authority as the addressee of information, not as the one who decides: "has been informed", "cc'd",
+# "to be updated when she boards", "worth mentioning to the super", "file a copy with R&R", "email QM a note".
+INFORMED = rx(
+    r"\b(?:(?:has|have|had) been (?:informed|notified|told|updated|copied|cc'?d|looped in|made aware)|"
+    r"(?:is|are|was|were) (?:being )?(?:informed|notified|copied|cc'?d|kept (?:informed|posted|in the loop))|"
+    r"cc(?:'?d| d)|copied in|kept in the loop|kept (?:informed|posted)|"
+    r"for (?:their|his|her|its) (?:information|records|awareness)|"
+    r"(?:to be|will be|can be) (?:updated|informed|notified|told|copied)|"
+    r"(?:mention|flag|report)(?:ed|ing)? (?:it |this |that )?to|let (?:\w+ ){1,4}?know|"
+    r"(?:email|send|forward|file|copy) (?:\w+ ){0,6}?(?:a note|a copy|an fyi|the minutes|for (?:info|information|"
+    r"records))|a copy (?:\w+ ){0,6}?(?:to|with))\b"
+)
 DEFER_LOCAL = rx(
     r"\b(?:your (?:call|decision|judge?ment|discretion)|up to you|at your discretion|you decide|you can decide|"
     r"use (?:your|their|his|her) (?:judge?ment|discretion|best judge?ment)|(?:if|when|once) (?:you|they|he|she) "

@@ -44,20 +44,24 @@ def person_names(authority: str, terms: Sequence[str]) -> re.Pattern[str] | None
     role and names no class (a role such as "Payment Integrity" maps to vocabulary; a name does not). Each
     word of three letters or more then names the person on its own."""
     role, _, paren = authority.partition("(")
+    role, _, appositive = role.partition(",")
     role_words = {w.lower() for w in re.findall(r"[A-Za-z]+", role)}
-    candidates = [paren.rstrip(") ").strip()] if paren else []
-    candidates += [t.strip() for t in terms]
+    # In parentheses or after a comma ("QA manager, Hollis Grant") the position says it is a name, so a word
+    # that is also vocabulary ("Grant") is dropped on its own; a bare term needs every word to be a name.
+    placed = [c for c in (paren.rstrip(") ").strip(), appositive.strip()) if c]
+    candidates = [(c, True) for c in placed] + [(t.strip(), False) for t in terms]
     words: set[str] = set()
-    for c in candidates:
+    for c, trusted in candidates:
         m = _NAME_RUN.match(c)
         if m is None:
             continue
         run = m.group(1).split()
         titled = _TITLE_ONLY.match(c) is not None
-        if any(w.lower() in role_words | _ROLE_WORDS or w.lower() in STOPWORDS or concept(w.lower()).isupper()
-               for w in run) or (len(run) < 2 and not titled):
+        common = [w for w in run if w.lower() in role_words | _ROLE_WORDS or w.lower() in STOPWORDS
+                  or concept(w.lower()).isupper()]
+        if (common and not (trusted and len(common) < len(run))) or (len(run) < 2 and not titled):
             continue
-        words |= {w for w in run if len(w) >= 3}
+        words |= {w for w in run if len(w) >= 3 and w not in common}
     if not words:
         return None
     return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")\b")
