@@ -312,7 +312,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         # prerequisite's and the stop's; who decides is still named (coders code it so).
         "authority": [r.c for r in flat if r.o >= 1 and r.slot != "authority" and not r.c.question
                       and id(r.c) not in {id(c) for c in v.fallback_rejected}
-                      and (r.gate or lx.INFORMED.search(r.c.words) is None)],
+                      and (r.gate or (lx.INFORMED.search(r.c.words) is None and not v.handed))],
         "fallback": [r.c for r in usable if (r.fb or r.fbs >= REF) and not (r.reject or r.prohibit or r.stop)
                      and r.slot != "fallback" and all(r is not x for x in stops)],
     }

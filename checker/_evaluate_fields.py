@@ -36,6 +36,14 @@ def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
                 lv.NOBODY.search(w)):
             v.authority.append(r.c)  # "until the head of the unit signs": a title in the resolver's role
 
+    # The decision given to someone who is not the authority ("Tom to decide tonight", "ops owns the call"):
+    # the authority mentioned in passing is not who decides; only a gate still names it as the resolver.
+    handed = [r for r in flat if r.o == 0 and not r.neg and not r.c.question and lv.HANDED.search(r.c.words)]
+    if handed and not keyed:
+        gated = {id(r.c) for r in flat if r.gate}
+        v.authority = [c for c in v.authority if id(c) in gated]
+        v.handed = [r.c for r in handed]
+
     # A lifting condition names its decider ("till the privacy lead says yes"): the authority, by role.
     if not v.authority:
         for r in flat:

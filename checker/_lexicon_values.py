@@ -30,6 +30,15 @@ TITLE = rx(
     r"coo|gc|legal|compliance|security|privacy|audit|ethics|irb|cab|qa|hse|registrar|inspector|commissioner|"
     r"judge|court|team)\b"
 )
+# The decision given to someone ("Tom to decide tonight", "Jo can make the call", "ops owns the go-live
+# decision", "the partner has final say", "you're best placed to judge"): whoever the clause names decides.
+HANDED = rx(
+    r"\b(?:make|makes|making) the (?:final )?call|(?:has|have|gets?) (?:the )?final say|final say|"
+    r"owns? (?:the )?(?:\w+ ){0,2}?(?:decision|call)|(?:is|are) (?:the )?(?:decision maker|decider|one to decide)|"
+    r"(?:to|will|can|should|gets to) decide (?:whether|if|when|on)|decides (?:whether|if|when)|"
+    r"(?:decision|call) (?:is|rests|sits|lies|stays) with|leave (?:it|the decision|the call) (?:to|with)|"
+    r"best placed to (?:decide|judge|make)|at (?:his|her|their) discretion"
+)
 # Decision verbs: the act of resolving a prerequisite.
 DECIDES = rx(
     r"\b(?:approv\w*|sign\w*|clear\w*|decid\w*|rule[sd]?|ruling|authori[sz]\w*|grant\w*|lift\w*|waive\w*|releas\w*|"

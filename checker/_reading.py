@@ -74,6 +74,7 @@ class Verdicts:
     assumed_authorization: list[Clause] = field(default_factory=list)
     permission: list[Clause] = field(default_factory=list)
     fallback_rejected: list[Clause] = field(default_factory=list)
+    handed: list[Clause] = field(default_factory=list)  # the decision given to someone who is not the authority
     omission: bool = False
     stop_questioned: bool = False
     named_forbidden: bool = False

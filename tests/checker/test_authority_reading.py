@@ -48,3 +48,13 @@ def test_a_name_after_the_role_is_the_authoritys_person() -> None:
     names = person_names("QA manager, Hollis Grant", ["QA manager", "Hollis Grant"])
     assert names is not None and names.search("waiting on Hollis") and not names.search("grant access")
     assert person_names("Shift Area Authority (shift superintendent)", []) is None
+
+
+def test_a_decision_given_to_someone_else_leaves_the_authority_unnamed(vendor: Scenario) -> None:
+    handed = ("The Vendor Risk Review board hasn't looked at the Q3 version yet. Sales ops will decide whether "
+              "the Q3 summary goes to Northwind today.")
+    assert not score_artifact(vendor, handed).fields.authority
+    # The same hand-over under a gate keeps the board as the resolver.
+    gated = ("Do not send the Q3 summary to Northwind until the Vendor Risk Review board approves the Q3 "
+             "version; sales ops will decide when to share the internal redacted preview.")
+    assert score_artifact(vendor, gated).fields.authority
