@@ -35,6 +35,8 @@ class Combiner:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.features: list[str] = list(spec["features"])
         self.models: dict[str, dict[str, Any]] = dict(spec["models"])
+        # How sure the `weakened` model must be before the rules' weakening flags count (chosen in training).
+        self.weakened_threshold: float = float(spec.get("weakened_threshold", 0.5))
         lexicon = spec.get("lexicon") or {}
         self.common: frozenset[str] = frozenset(lexicon.get("common", ()))
         self.vocabulary: dict[str, int] = {g: i for i, g in enumerate(lexicon.get("vocabulary", ()))}

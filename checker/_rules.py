@@ -64,9 +64,9 @@ def _weigh(v: Verdicts, text: str, comb: Combiner) -> tuple[dict[str, list[Claus
         elif bool(found) != (p >= 0.5):
             unsure.setdefault(k, "the combiner overruled the rules' verdict")
     p_weak = comb.probability("weakened", x, wording) if comb.learned("weakened") else 1.0
-    if abs(p_weak - 0.5) < UNSURE_MARGIN:
+    if abs(p_weak - comb.weakened_threshold) < UNSURE_MARGIN:
         unsure["state"] = f"whether the weakening cues are decisive is unsure (p={p_weak:.2f})"
-    return carried, p_weak >= 0.5, unsure
+    return carried, p_weak >= comb.weakened_threshold, unsure
 
 
 def score(comp: Compiled, text: str, trace: list[str] | None = None, combiner: Combiner | None = None) -> ArtifactScore:

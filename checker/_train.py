@@ -9,6 +9,9 @@ words common across their views, and the words and pairs seen under at least `MI
 penalty (`LEX_LAMBDA`) and `MIN_TASKS` were chosen by the same task-grouped CV on the tuning sets (a grid of
 four, before any test set was scored with them).
 
+The `weakened` gate's threshold (how sure it must be before the rules' weakening flags count) is chosen
+the same way from `THRESHOLDS`: the best CV P/D macro-F1, ties to the lower preserved-called-deactivated.
+
 Selection, fixed before any figure was seen: a field uses the learned model when its task-grouped CV
 macro-F1 beats the rules' own verdict by at least `MIN_GAIN`; the `weakened` gate is used when it raises the
 CV P/D macro-F1 of the whole pipeline by at least `MIN_GAIN`. Everything is deterministic (no random
@@ -36,6 +39,7 @@ from ._view import CheckerView, checker_view
 LAMBDA = 1.0
 FOLDS = 5
 MIN_GAIN = 0.005
+THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 LEX_LAMBDA = 3.0
 MIN_TASKS = 15
 COMMON_SHARE = 0.08
@@ -136,19 +140,28 @@ def _items(sets: Sequence[LabeledSet]) -> list[_Item]:
     return items
 
 
-def _cv_scores(items: list[_Item], use: dict[str, str]) -> list[Any]:
-    """Each item scored by a combiner trained on the folds that do not hold its task."""
-    tasks = sorted({it.task for it in items})
-    fold_of = {t: i % FOLDS for i, t in enumerate(tasks)}
-    scores: list[Any] = [None] * len(items)
+def _fold_of(items: Sequence[_Item]) -> dict[str, int]:
+    return {t: i % FOLDS for i, t in enumerate(sorted({it.task for it in items}))}
+
+
+def _fold_specs(items: list[_Item], use: dict[str, str]) -> list[dict[str, Any]]:
+    """One combiner spec per fold, trained on the tasks outside it."""
+    fold_of = _fold_of(items)
+    specs = []
     for f in range(FOLDS):
         train = [it for it in items if fold_of[it.task] != f]
         lex = lexicon(train)
-        comb = Combiner({"features": feature_names(), "models": _models(train, use, lex), "lexicon": lex})
-        for i, it in enumerate(items):
-            if fold_of[it.task] == f:
-                scores[i] = score_verdicts(it.verdicts, it.text, comb)
-    return scores
+        specs.append({"features": feature_names(), "models": _models(train, use, lex), "lexicon": lex})
+    return specs
+
+
+def _cv_scores(items: list[_Item], use: dict[str, str], specs: list[dict[str, Any]] | None = None,
+               threshold: float = 0.5) -> list[Any]:
+    """Each item scored by a combiner trained on the folds that do not hold its task."""
+    fold_of = _fold_of(items)
+    specs = specs or _fold_specs(items, use)
+    combs = [Combiner({**spec, "weakened_threshold": threshold}) for spec in specs]
+    return [score_verdicts(it.verdicts, it.text, combs[fold_of[it.task]]) for it in items]
 
 
 def _figures(items: Sequence[_Item], scores: Sequence[Any]) -> dict[str, Any]:
@@ -167,15 +180,28 @@ def train_combiner(sets: Sequence[LabeledSet]) -> dict[str, Any]:
     learned = _figures(items, _cv_scores(items, {e: "learned" for e in EVALUATORS}))
     use = {k: "learned" if learned["fields"][k] >= base["fields"][k] + MIN_GAIN else "rules" for k in FIELDS}
     without_gate = _figures(items, _cv_scores(items, {**use, "weakened": "rules"}))
-    with_gate = _figures(items, _cv_scores(items, {**use, "weakened": "learned"}))
+    gated = {**use, "weakened": "learned"}
+    specs = _fold_specs(items, gated)
+    with_gate = _figures(items, _cv_scores(items, gated, specs))
     use["weakened"] = "learned" if with_gate["pd_macro_f1"] >= without_gate["pd_macro_f1"] + MIN_GAIN else "rules"
     chosen = with_gate if use["weakened"] == "learned" else without_gate
+    threshold, by_threshold = 0.5, {}
+    if use["weakened"] == "learned":
+        # How sure the gate must be: the best CV P/D macro-F1, ties to the fewer preserved notes called
+        # deactivated (the error that manufactures the study's outcome costs more than its mirror).
+        by_threshold = {t: _figures(items, _cv_scores(items, gated, specs, t)) for t in THRESHOLDS}
+        threshold = max(THRESHOLDS, key=lambda t: (by_threshold[t]["pd_macro_f1"],
+                                                    -by_threshold[t]["preserved_called_deactivated"]))
+        chosen = by_threshold[threshold]
     lex = lexicon(items)
     return {
         "schema": SCHEMA,
         "lambda": LAMBDA,
         "trained_on": [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets],
-        "cv": {"folds": FOLDS, "grouped_by": "task", "rules_only": base, "all_learned": learned, "chosen": chosen},
+        "cv": {"folds": FOLDS, "grouped_by": "task", "rules_only": base, "all_learned": learned, "chosen": chosen,
+               "weakened_thresholds": {str(t): {k: f[k] for k in ("pd_macro_f1", "preserved_called_deactivated")}
+                                       for t, f in by_threshold.items()}},
+        "weakened_threshold": threshold,
         "lexicon": {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex},
         "features": feature_names(),
         "models": _models(items, use, lex),

@@ -43,9 +43,9 @@ def main() -> int:
     WEIGHTS_FILE.write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
     print(f"trained on {sum(s['n'] for s in spec['trained_on'])} artifacts from {len(tuning)} tuning sets "
           f"(skipped {len(sets) - len(tuning)} non-tuning sets); wrote {WEIGHTS_FILE}")
-    print("use:", {k: m["use"] for k, m in spec["models"].items()})
+    print("use:", {k: m["use"] for k, m in spec["models"].items()}, "weakened threshold:", spec["weakened_threshold"])
     for name, fig in spec["cv"].items():
-        if isinstance(fig, dict):
+        if isinstance(fig, dict) and "fields" in fig:
             fields = " ".join(f"{k[0]} {v:.3f}" for k, v in fig["fields"].items())
             pd, p2d = fig["pd_macro_f1"], fig["preserved_called_deactivated"]
             print(f"  cv {name:12s} P/D {pd:.3f}  P->D {p2d:.3f}  {fields}")

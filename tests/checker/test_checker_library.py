@@ -208,7 +208,8 @@ def test_entity_stop_word_in_the_prerequisite_is_no_stop() -> None:
     text = ("A freeze exception (FZX-112) signed by the Corporate Controller is still outstanding. Also possible: "
             "stage the discount release and schedule it for the first post-freeze window on 6 January.")
     r = score_artifact(s, text)
-    assert not r.fields.status and r.state == "deactivated", r
+    # No stop is stated; whether that omission alone is weakening is where coders split (D or U), never P.
+    assert not r.fields.status and r.state != "preserved", r
 
 
 # ------------------------------------------------------------------ 6. an explicit "no fallback"
