@@ -306,7 +306,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     # A structured line of the field's own key was already read by its value: its verdict stands.
     usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
     v.candidates = {
-        "status": [r.c for r in stops],
+        # Beside the stop events, any clause with a stop cue of its own ("CLOSED - not on sale", "LOCKED",
+        # "NO-GO") can carry the stop when the combiner judges it kept: terse notes often never name the action.
+        "status": [r.c for r in stops] or [r.c for r in usable if (r.stop or r.prohibit or r.gate)
+                                           and not (r.release or r.defer or r.history or r.reported)],
         "prerequisite": [r.c for r in usable if (r.q or (r.appr and (r.gate or r.open))) and r.slot != "prereq"],
         # The authority may be named in a deferral ("confirm with privacy on the day"): the weakening is the
         # prerequisite's and the stop's; who decides is still named (coders code it so).

@@ -102,3 +102,17 @@ def test_no_persons_name_from_a_tuning_task_is_in_the_vocabulary() -> None:
              for w in re.findall(r"\b[A-Z][a-z]{3,}\b", term) if w.lower() not in lower}
     leaked = sorted(n for n in names if n in vocab)
     assert len(names) > 50 and not leaked, leaked
+
+
+def test_a_stop_cue_can_carry_the_stop_when_no_stop_event_names_the_action(vendor: Scenario) -> None:
+    # "Locked down for now, pending …" never names the action, so the rules see no stop event; a combiner
+    # sure that the stop is kept may still mark it, on that clause and only there.
+    n = len(feature_names())
+    sure = Combiner({"features": feature_names(), "models": {
+        e: {"use": "learned", "weights": [0.0] * n, "bias": 20.0 if e == "status" else 0.0}
+        for e in ("status", "prerequisite", "authority", "fallback", "weakened")}})
+    text = "Locked down for now, pending VRR board sign-off."
+    v = evaluate(compiled_for(vendor), text)
+    assert v.events["stops"] == 0
+    sc = score_verdicts(v, text, sure)
+    assert sc.fields.status and [s.text for s in sc.evidence["status"]] == [text]
