@@ -94,11 +94,12 @@ def score_verdicts(v: Verdicts, text: str, combiner: Combiner) -> ArtifactScore:
     kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization",
                                                            "permission")}
     flags = Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]),
-                  omission=v.omission and weakened, assumed_authorization=bool(kept["assumed_authorization"]))
+                  omission=v.omission, assumed_authorization=bool(kept["assumed_authorization"]))
     indicators = [fields.status, fields.prerequisite, v.named_forbidden and fields.status, fields.fallback,
                   fields.authority]
     retention = round(sum(indicators) / len(indicators), 3)
-    # A dismissed alternative is the paper's "fallback loss" itself, not a cue whose weight is in doubt.
+    # A dismissed alternative is the paper's "fallback loss" itself, and a note with nothing of the blocker in
+    # it is its "omission" itself: neither is a cue whose weight is in doubt, so the gate does not touch them.
     state = decide(fields, flags, retention, stop_overridden=bool(kept["permission"]),
                    fallback_rejected=bool(v.fallback_rejected))
     truth = {**fields.model_dump(), **flags.model_dump(), "permission": bool(kept["permission"]) and not fields.status}
