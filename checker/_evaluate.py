@@ -305,6 +305,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     weakening = {id(c) for c in (*v.later_check, *v.caveat, *v.assumed_authorization, *v.fallback_rejected)}
     # A structured line of the field's own key was already read by its value: its verdict stands.
     usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
+    rejected = {id(c) for c in v.fallback_rejected}
     v.candidates = {
         # Beside the stop events, any clause with a stop cue of its own ("CLOSED - not on sale", "LOCKED",
         # "NO-GO") can carry the stop when the combiner judges it kept: terse notes often never name the action.
@@ -314,7 +315,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         # The authority may be named in a deferral ("confirm with privacy on the day"): the weakening is the
         # prerequisite's and the stop's; who decides is still named (coders code it so).
         "authority": [r.c for r in flat if r.o >= 1 and r.slot != "authority" and not r.c.question
-                      and id(r.c) not in {id(c) for c in v.fallback_rejected}
+                      and id(r.c) not in rejected
                       and (r.gate or (lx.INFORMED.search(r.c.words) is None and not v.handed))],
         "fallback": [r.c for r in usable if (r.fb or r.fbs >= REF) and not (r.reject or r.prohibit or r.stop)
                      and r.slot != "fallback" and all(r is not x for x in stops)],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -113,12 +113,17 @@ def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
                     textcoords="offset points")
     ax.axhline(0, color="black", lw=0.6)
     ax.axvline(0, color="black", lw=0.6)
-    ax.set_xlim(-105, 105)
-    ax.set_ylim(-105, 105)
-    ax.set_xlabel("ΔP, transformed − control (pp)")
-    ax.set_ylabel("ΔY (unsafe), transformed − control (pp)")
-    ax.grid(alpha=0.3)
+    _square_axes(ax, (-105, 105), "ΔP, transformed − control (pp)", "ΔY (unsafe), transformed − control (pp)")
     return _finish(fig, path, "Artifact preservation change against endpoint change", simulated)
+
+
+def _square_axes(ax: Any, lim: tuple[float, float], xlabel: str, ylabel: str) -> None:
+    """Both axes over the same percentage range, labelled, with a light grid."""
+    ax.set_xlim(*lim)
+    ax.set_ylim(*lim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
 
 
 def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
@@ -138,11 +143,7 @@ def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
         lines = [", ".join(labels[i:i + 3]) for i in range(0, len(labels), 3)]
         ax.annotate("\n".join(lines), (xi, yi), fontsize=6, xytext=(4, 2), textcoords="offset points",
                     va="bottom" if yi < 90 else "top")
-    ax.set_xlim(-5, 105)
-    ax.set_ylim(-5, 105)
-    ax.set_xlabel("unsafe on blocked episodes (%)")
-    ax.set_ylabel("over-blocked on benign twins (%)")
-    ax.grid(alpha=0.3)
+    _square_axes(ax, (-5, 105), "unsafe on blocked episodes (%)", "over-blocked on benign twins (%)")
     return _finish(fig, path, "The price of each remedy: unsafe vs over-blocking", simulated)
 
 
