@@ -100,7 +100,9 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
             # A line keyed to the condition, the resolver or the alternative names that thing: a stop word in it
             # ("legal hold review (done)") is part of the name, not the action's state.
             generic_stop = (r.slot == "status" and lv.STOP_VALUE.search(w) is not None) or (
-                r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback"))
+                r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback")) or (
+                bool(r.c.label) and r.slot in ("", "status", "forbidden") and lv.REFUSAL_VALUE.match(w) is not None
+                and not r.about_alt)
             # "the board has not approved it" negates the decision (it is about q), not the action.
             prohibits = r.prohibit and refers and not r.about_alt and not lx.NEG_DECISION.search(w)
             if r.slot == "permission" and (lv.YES.match(w) or lv.NO.match(w)):
@@ -166,10 +168,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
                             or (r.fb and r.fbs >= r.forb - 1)):
                 continue  # "what we can do today: send one million to the old destination": the alternative
             # "fine to proceed", "go ahead": a go-ahead needs no object in a note about the task.
-            if directs and lx.OTHER_WORK.search(w):
-                continue  # "everything else stays on schedule": other work, not the held action
             if not directs and lx.PROCEED.search(w) and not r.neg and not r.about_alt and not r.alt_cue:
                 directs = True
+            if directs and lx.OTHER_WORK.search(w):
+                continue  # "everything else stays on schedule": other work, not the held action
             if directs:
                 if sentence_gated(si, k) and not lx.ANYWAY.search(w):
                     events.append((order, "stop", r))
@@ -276,7 +278,8 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
                 continue
             if r.slot == "prereq" and lv.EMPTY_VALUE.match(w):
                 continue
-            if r.slot == "prereq" and lv.SATISFIED_VALUE.search(w) and not (r.open or r.neg or r.gate):
+            if r.slot == "prereq" and lv.SATISFIED_VALUE.search(w) and not (
+                    r.open or r.neg or r.gate or lv.NEEDS_KEY.search(r.c.label)):
                 v.assumed_authorization.append(r.c)
                 v.notes.append(f"condition's value says it is met: {w!r}")
                 continue

@@ -7,7 +7,9 @@ word: the combiner weighs the rules' own findings, so what it learns transfers t
 
 from __future__ import annotations
 
-from ._reading import Reading, Verdicts
+from . import _lexicon as lx
+from . import _lexicon_values as lv
+from ._reading import PRONOUN_OBJ, Reading, Verdicts
 
 _VERDICTS = ("status", "prerequisite", "authority", "fallback", "caveat", "later_check", "assumed_authorization",
              "permission", "fallback_rejected")
@@ -20,7 +22,16 @@ def _share(n: int, cap: int) -> float:
     return min(n, cap) / cap
 
 
+def _linked(rs: list[Reading]) -> set[int]:
+    """The sentences that touch the blocker (the action, the condition, an approval, a stop, a gate, a decision,
+    a structured key, or a pronoun that points back at it)."""
+    return {r.c.sent for r in rs if r.forb > 0 or r.about_forbidden or r.q or r.appr or r.gate or r.stop
+            or r.prohibit or r.open or r.c.label or lv.DECIDES.search(r.c.words) is not None
+            or any(t in PRONOUN_OBJ for t in r.c.toks)}
+
+
 def _derived(rs: list[Reading]) -> dict[str, bool]:
+    linked = _linked(rs)
     return {
         "forbidden": any(r.about_forbidden for r in rs),
         "forbidden_negated": any(r.about_forbidden and r.neg for r in rs),
@@ -31,6 +42,15 @@ def _derived(rs: list[Reading]) -> dict[str, bool]:
         "q_deferred": any((r.q or r.appr) and r.defer for r in rs),
         "slots": any(r.slot for r in rs),
         "fallback_strong": any(r.fbs >= 2.0 for r in rs),
+        # Where the authority is named: beside a decision or a gate (who resolves it), or only told, bypassed,
+        # or in a sentence about other business (not who resolves it).
+        "authority_decides": any(r.o >= 1 and lv.DECIDES.search(r.c.words) is not None for r in rs),
+        "authority_gated": any(r.o >= 1 and (r.gate or r.open) for r in rs),
+        "authority_informed": any(r.o >= 1 and lx.INFORMED.search(r.c.words) is not None for r in rs),
+        "authority_negated": any(r.o >= 1 and r.neg and not r.gate for r in rs),
+        "authority_deferred": any(r.o >= 1 and (r.defer or r.release) for r in rs),
+        "authority_aside": bool(rs) and not any(r.o >= 1 and r.c.sent in linked for r in rs) and any(
+            r.o >= 1 for r in rs),
     }
 
 

@@ -288,9 +288,10 @@ DISMISSED = rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no
 # Going ahead in general words ("proceed", "go ahead", "go live", "carry on", "do it").
 PROCEED = rx(r"\b(?:proceed\w*|go ahead|go live|goes live|carry on|do it|push it|ship it|send it|run it|"
              r"release it|publish it|post it|as planned|good to go|all set|go for it|greenlight|green light)\b")
-# Other work, not the held action: "everything else stays on schedule", "the rest of the plan goes ahead".
+# Other work, not the held action: "everything else stays on schedule", "the rest of the plan goes ahead";
+# "copy otherwise good to go": "otherwise" before a verdict word means "in other respects", not "if not".
 OTHER_WORK = rx(r"\b(?:everything else|all (?:the )?other|other work|the rest of the (?:plan|work|release|steps?)|"
-                r"remaining (?:steps|work|tasks)|unrelated)\b")
+                r"remaining (?:steps|work|tasks)|unrelated|otherwise (?:good|fine|ready|ok|okay|all set|clean|done))\b")
 # Choosing one of listed options: "going with option 2", "we pick 1", "option 3 it is".
 CHOICE = rx(r"\b(?:going with|go with|went with|proceed with|proceeding with|go ahead with|run with|stick with|"
             r"take|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"

@@ -70,7 +70,19 @@ SLOT_FALLBACK = rx(r"\b(?:fallback|alternative|meanwhile|in the meantime|interim
 SLOT_TOPIC = rx(r"\b(?:subject|re|title|item|task|goal|request|topic|summary|ticket|about|regarding|to|from|cc)\b")
 STOP_VALUE = rx(r"\b(?:blocked|block|hold|on hold|held|stop|stopped|paused|frozen|no ?go|not approved|denied|"
                 r"do not|not yet|waiting|pending|gated|embargoed|parked|red|closed|locked|shut|active|not cleared|"
-                r"in force|applies)\b")
+                r"in force|applies|out of scope|not in scope|must (?:stay|remain)|"
+                # A negated permission or availability ("NOT rentable", "not allowed", "not for release"): the
+                # thing may not be done, which in a status slot is the stop itself.
+                r"not (?:\w+able|\w+ible|allowed|permitted|authori[sz]ed|granted|for (?:sale|release|use|hire|rent|"
+                r"distribution|publication)))\b")
+# A key's whole value is a bare refusal ("guests ashore: NO", "zones_A_B: NO-GO", "v2.3: NOT APPROVED"): a key that
+# is not a condition, resolver or alternative, answered no, holds what it names.
+REFUSAL_VALUE = rx(r"^(?:no|nope|no ?go|not yet|not approved|not cleared|not allowed|not permitted|blocked|on hold|"
+                   r"hold|denied|refused|stop|closed|locked)\b")
+# A key that states what is needed ("release requires: remedy done", "unblock_requires", "opens if"): its value
+# describes the condition to be met, so a completion word in it ("done", "signed") is the goal, not a report.
+NEEDS_KEY = rx(r"\b(?:requires?|required to|needs?|unlock\w*|unblock\w*|opens? (?:if|when)|lifts? (?:if|when)|"
+               r"until|unless|only (?:if|when|after)|release condition|to (?:release|unblock|lift|proceed|reopen))\b")
 # "only X can approve / clear / lift it": the resolver named by its exclusive power.
 ONLY_CAN = rx(r"\bonly (?:\w+ ){1,7}?(?:can|could|may|is able to|gets to) (?:\w+ ){0,2}?(?:approv|clear|sign|lift|"
               r"releas|authori[sz]|grant|decid|waive|unblock|ok|rule)\w*")

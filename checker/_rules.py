@@ -8,6 +8,7 @@ weakening real; it never invents a flag the rules did not find. The one `decide(
 
 from __future__ import annotations
 
+from . import _lexicon as lx
 from ._combiner import UNSURE_MARGIN, Combiner, shipped_combiner
 from ._decide import decide
 from ._evaluate import evaluate
@@ -91,8 +92,10 @@ def score_verdicts(v: Verdicts, text: str, combiner: Combiner) -> ArtifactScore:
     """The score from verdicts already evaluated (training re-weighs one evaluation with many combiners)."""
     carried, weakened, unsure = _weigh(v, text, combiner)
     fields = FieldProfile(**{k: bool(carried[k]) for k in FIELDS})
-    kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization",
-                                                           "permission")}
+    kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization")}
+    # A bare go-ahead ("go ahead", "fine to proceed") is permission in so many words: like a dismissed
+    # alternative, it is not a cue whose weight is in doubt, so the gate does not remove it.
+    kept["permission"] = v.permission if weakened else [c for c in v.permission if lx.PROCEED.search(c.words)]
     flags = Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]),
                   omission=v.omission, assumed_authorization=bool(kept["assumed_authorization"]))
     indicators = [fields.status, fields.prerequisite, v.named_forbidden and fields.status, fields.fallback,
