@@ -31,8 +31,10 @@ from typing import Any
 
 import httpx2
 import openai
+from openai import NOT_GIVEN
 from openai._base_client import get_platform
 from openai._compat import model_copy
+from openai._httpx2 import is_legacy_httpx_async_client, normalize_httpx2_timeout, normalize_legacy_httpx_timeout
 from openai._models import FinalRequestOptions
 from openai._utils import asyncify, is_given
 from openai._utils._json import openapi_dumps
@@ -47,7 +49,7 @@ PATH_ENV = "MUSTMAYBE_OPENAI_PATH"  # "sdk": every call through the SDK's own re
 AUTOGEN_CREATE = ("autogen-ext", "0.7.5", "50798b94911ed41f26fc7a22f477ced162cda1618832be887acc9dd8d57ccfec")
 # The SDK request path this one mirrors (its error mapping above all): AsyncAPIClient.request.
 SDK_REQUEST = ("openai", "3.57.0", "52506e6c8ba17cff86e6dd5076e9c599c131a4f05d3ee60890b33c43277274e4")
-_SDK_ONLY = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
+_SDK_ONLY = frozenset({"extra_headers", "extra_query", "extra_body"})
 
 
 def thin_path_wanted() -> bool:
@@ -75,27 +77,37 @@ class _ThinCompletions:
         self._sdk = sdk
         self._url = str(sdk._prepare_url("/chat/completions"))
         self._options = FinalRequestOptions.construct(method="post", url="/chat/completions")  # type: ignore[call-arg]
-        self._headers: httpx2.Headers | None = None
+        self._headers: dict[str, httpx2.Headers] = {}  # by the call's timeout (it sets x-stainless-read-timeout)
 
-    async def _ready_headers(self) -> httpx2.Headers:
+    async def _ready_headers(self, timeout: Any) -> httpx2.Headers:
+        key = repr(timeout)
+        if key in self._headers:
+            return self._headers[key]
         sdk = self._sdk
         if sdk._platform is None:  # as the SDK does on its first request: may block, so off the loop
             sdk._platform = await asyncify(get_platform)()
         options = model_copy(self._options)
         options.headers = {}
-        self._headers = sdk._build_headers(options, retries_taken=0)
-        return self._headers
+        options.timeout = timeout
+        self._headers[key] = sdk._build_headers(options, retries_taken=0)
+        return self._headers[key]
 
     async def create(self, **kwargs: Any) -> Any:
         if kwargs.get("stream") or _SDK_ONLY.intersection(kwargs):
             return await self._sdk.chat.completions.create(**kwargs)
-        body = {k: v for k, v in kwargs.items() if is_given(v)}
+        # AutoGen passes the client's `timeout` with every call (it is one of its create arguments): a per-call
+        # timeout, read as the SDK reads one (given: it; not given: the client's), never part of the body.
+        body = {k: v for k, v in kwargs.items() if is_given(v) and k != "timeout"}
         if not is_plain_json(body):
             return await self._sdk.chat.completions.create(**kwargs)
         sdk = self._sdk
-        headers = self._headers or await self._ready_headers()
+        given = kwargs.get("timeout", NOT_GIVEN)
+        headers = await self._ready_headers(given)
+        timeout = sdk.timeout if not is_given(given) else given
+        timeout = (normalize_legacy_httpx_timeout(timeout) if is_legacy_httpx_async_client(sdk._client)
+                   else normalize_httpx2_timeout(timeout))
         request = sdk._client.build_request("POST", self._url, headers=headers, content=openapi_dumps(body),
-                                            timeout=sdk.timeout)
+                                            timeout=timeout)
         try:
             response = await sdk._client.send(request)
         except httpx2.TimeoutException as err:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from fakes.fake_openai import FakeOpenAI
+from openai.resources.chat.completions import AsyncCompletions
 
 from mustmaybe.agents import _openai, _patches, _thin
 
@@ -62,13 +63,19 @@ class _Spy:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.sdk_clients = 0
-        self.thin_posts = 0
+        self.thin_posts = 0  # calls the thin path was asked to serve
+        self.sdk_posts = 0  # calls that went through the SDK's own request path (a fallback, or the SDK path)
         self.applied: list[list[str]] = []
         build, apply, thin = _openai._sdk_client, _patches.apply_patches, _thin._ThinCompletions.create
+        sdk_create = AsyncCompletions.create
 
         async def thin_create(completions: Any, **kwargs: Any) -> Any:
             self.thin_posts += 1
             return await thin(completions, **kwargs)
+
+        async def counted_sdk_create(completions: Any, *args: Any, **kwargs: Any) -> Any:
+            self.sdk_posts += 1
+            return await sdk_create(completions, *args, **kwargs)
 
         def sdk_client(*args: Any) -> Any:
             self.sdk_clients += 1
@@ -81,6 +88,7 @@ class _Spy:
         monkeypatch.setattr(_openai, "_sdk_client", sdk_client)
         monkeypatch.setattr(_patches, "apply_patches", apply_patches)
         monkeypatch.setattr(_thin._ThinCompletions, "create", thin_create)
+        monkeypatch.setattr(AsyncCompletions, "create", counted_sdk_create)
 
 
 def _sweep(fake: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
@@ -109,8 +117,9 @@ def test_same_records_with_and_without_the_fast_path(fake: FakeOpenAI, tmp_path:
     assert spy.applied == [[p.key for p in _patches.PATCHES]]  # every patch fits and was on
     assert not _patches._applied  # the sweep restored every original
     assert spy.sdk_clients == 3  # one per model of the endpoint, for 36 episodes
-    assert spy.thin_posts == sum(fast_bodies.values())  # every request took the thin path
-    spy.sdk_clients = spy.thin_posts = 0
+    # Every request took the thin path, none fell back to the SDK's (AutoGen passes `timeout` with each call).
+    assert spy.thin_posts == sum(fast_bodies.values()) and spy.sdk_posts == 0, (spy.thin_posts, spy.sdk_posts)
+    spy.sdk_clients = spy.thin_posts = spy.sdk_posts = 0
 
     monkeypatch.setenv(_patches.PATCHES_ENV, "off")
     monkeypatch.setattr(_openai, "SHARE_SDK_CLIENTS", False)
@@ -118,7 +127,7 @@ def test_same_records_with_and_without_the_fast_path(fake: FakeOpenAI, tmp_path:
     slow, slow_bodies, slow_summary = _sweep(fake, tmp_path, capsys, "slow")
     assert spy.applied == [[p.key for p in _patches.PATCHES]], spy.applied  # no second apply: patches off
     assert spy.sdk_clients == 12 * (2 + 3 + 3), spy.sdk_clients  # one per agent: P0 has 2, P4 and G2 3
-    assert spy.thin_posts == 0
+    assert spy.thin_posts == 0 and spy.sdk_posts == sum(slow_bodies.values())
 
     assert fast_bodies == slow_bodies  # the same requests on the wire, retries included
     assert fast_summary == slow_summary

@@ -144,3 +144,26 @@ def test_the_sdk_path_stays_available(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(PATH_ENV, "sdk")
     client = build()
     assert not install_thin_path(client) and isinstance(client._client, openai.AsyncOpenAI)
+
+
+@pytest.mark.parametrize("model", ["ok", "fault-hang"])
+def test_a_per_call_timeout_takes_the_thin_path(fake: FakeOpenAI, model: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """AutoGen passes the client's `timeout` with every call: the thin path serves it, as the SDK would (a
+    hang past the call's own limit is the SDK's timeout error), without falling back to the SDK's path."""
+    from openai.resources.chat.completions import AsyncCompletions
+
+    sdk_calls: list[dict[str, Any]] = []
+    create = AsyncCompletions.create
+
+    async def counted(completions: Any, *args: Any, **kwargs: Any) -> Any:
+        sdk_calls.append(kwargs)
+        return await create(completions, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncCompletions, "create", counted)
+    sdk, thin = asyncio.run(_both(fake.base_url, model=model, messages=_messages(), stream=False, temperature=0.5,
+                                  timeout=0.3))
+    _same_result(sdk, thin)
+    assert len(sdk_calls) == 1  # the SDK client's own call; the thin client never fell back
+    if model == "fault-hang":
+        assert isinstance(thin, openai.APITimeoutError)
