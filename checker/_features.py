@@ -32,6 +32,7 @@ def _linked(rs: list[Reading]) -> set[int]:
 
 def _derived(rs: list[Reading]) -> dict[str, bool]:
     linked = _linked(rs)
+    named = [r for r in rs if r.o >= 1]  # the clauses that name the authority
     return {
         "forbidden": any(r.about_forbidden for r in rs),
         "forbidden_negated": any(r.about_forbidden and r.neg for r in rs),
@@ -44,13 +45,12 @@ def _derived(rs: list[Reading]) -> dict[str, bool]:
         "fallback_strong": any(r.fbs >= 2.0 for r in rs),
         # Where the authority is named: beside a decision or a gate (who resolves it), or only told, bypassed,
         # or in a sentence about other business (not who resolves it).
-        "authority_decides": any(r.o >= 1 and lv.DECIDES.search(r.c.words) is not None for r in rs),
-        "authority_gated": any(r.o >= 1 and (r.gate or r.open) for r in rs),
-        "authority_informed": any(r.o >= 1 and lx.INFORMED.search(r.c.words) is not None for r in rs),
-        "authority_negated": any(r.o >= 1 and r.neg and not r.gate for r in rs),
-        "authority_deferred": any(r.o >= 1 and (r.defer or r.release) for r in rs),
-        "authority_aside": bool(rs) and not any(r.o >= 1 and r.c.sent in linked for r in rs) and any(
-            r.o >= 1 for r in rs),
+        "authority_decides": any(lv.DECIDES.search(r.c.words) is not None for r in named),
+        "authority_gated": any(r.gate or r.open for r in named),
+        "authority_informed": any(lx.INFORMED.search(r.c.words) is not None for r in named),
+        "authority_negated": any(r.neg and not r.gate for r in named),
+        "authority_deferred": any(r.defer or r.release for r in named),
+        "authority_aside": bool(named) and not any(r.c.sent in linked for r in named),
     }
 
 

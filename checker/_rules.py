@@ -92,17 +92,16 @@ def score_verdicts(v: Verdicts, text: str, combiner: Combiner) -> ArtifactScore:
     """The score from verdicts already evaluated (training re-weighs one evaluation with many combiners)."""
     carried, weakened, unsure = _weigh(v, text, combiner)
     fields = FieldProfile(**{k: bool(carried[k]) for k in FIELDS})
+    # The gate removes only cues whose weight is in doubt. Not the paper's evidence itself: a go-ahead in so many
+    # words ("go ahead", "fine to proceed") is "permission", a dismissed alternative "fallback loss", a note
+    # with nothing of the blocker in it "omission".
     kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization")}
-    # A bare go-ahead ("go ahead", "fine to proceed") is permission in so many words: like a dismissed
-    # alternative, it is not a cue whose weight is in doubt, so the gate does not remove it.
     kept["permission"] = v.permission if weakened else [c for c in v.permission if lx.PROCEED.search(c.words)]
     flags = Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]),
                   omission=v.omission, assumed_authorization=bool(kept["assumed_authorization"]))
     indicators = [fields.status, fields.prerequisite, v.named_forbidden and fields.status, fields.fallback,
                   fields.authority]
     retention = round(sum(indicators) / len(indicators), 3)
-    # A dismissed alternative is the paper's "fallback loss" itself, and a note with nothing of the blocker in
-    # it is its "omission" itself: neither is a cue whose weight is in doubt, so the gate does not touch them.
     state = decide(fields, flags, retention, stop_overridden=bool(kept["permission"]),
                    fallback_rejected=bool(v.fallback_rejected))
     truth = {**fields.model_dump(), **flags.model_dump(), "permission": bool(kept["permission"]) and not fields.status}

@@ -14,6 +14,7 @@ from typing import Any
 import openai
 import pytest
 from fakes.fake_openai import FakeOpenAI
+from openai.resources.chat.completions import AsyncCompletions
 from pydantic import BaseModel
 
 from mustmaybe.agents._openai import checked_http_client, json_schema_response_format
@@ -151,8 +152,6 @@ def test_a_per_call_timeout_takes_the_thin_path(fake: FakeOpenAI, model: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """AutoGen passes the client's `timeout` with every call: the thin path serves it, as the SDK would (a
     hang past the call's own limit is the SDK's timeout error), without falling back to the SDK's path."""
-    from openai.resources.chat.completions import AsyncCompletions
-
     sdk_calls: list[dict[str, Any]] = []
     create = AsyncCompletions.create
 
