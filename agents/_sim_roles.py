@@ -155,16 +155,12 @@ def _expected(d: Draft, r: Reading, dec: HopDecision | None) -> dict[str, Any]:
         oc = words.norm(words.owner_core(r.o))
         if oc and oc in words.norm(r.q) and any(k != "defer" for k in d.q_kinds):
             kept["authority"] = True
-    # The instrument's coding rule (checker `decide`): a fallback that is merely not carried, beside a kept
-    # stop and condition, is no affirmative evidence of weakening, so the note is undetermined.
-    if weakened:
+    # The instrument's coding rule (the paper's A.3, checker `decide`): weakening, or a stop or a fallback not
+    # retained, is affirmative D evidence; stop and fallback kept without the prerequisite is undetermined.
+    if weakened or not kept["status"] or not kept["fallback"]:
         state = "deactivated"
-    elif kept["status"] and kept["prerequisite"] and kept["fallback"]:
+    elif kept["prerequisite"]:
         state = "preserved"
-    elif kept["status"] and kept["prerequisite"]:
-        state = "undetermined"
-    elif not kept["status"] or not kept["fallback"]:
-        state = "deactivated"
     else:
         state = "undetermined"
     return {"kept": kept, "expected_state": state}

@@ -11,7 +11,7 @@ from ._instrument import CheckerSpecError, resolve_checker
 from ._judging import RUBRIC, RUBRIC_VERSION, JudgeAnswer, JudgeEvidence, judge_prompt, read_judge_prompt, score_answer
 from ._labeled import LabeledItem, LabeledSet, LabeledSetError, load_labeled_set
 from ._model import EVIDENCE_KEYS, ActionRule, ActionScore, ArtifactScore, CheckResult, FieldProfile, Flags, Span, State
-from ._score import check_artifact, score_artifact, score_view
+from ._score import MAX_ARTIFACT_CHARS, check_artifact, score_artifact, score_view
 from ._train import train_combiner
 from ._version import CHECKER_NAME, CHECKER_VERSION
 from ._view import CheckerView, checker_view
@@ -20,6 +20,7 @@ __all__ = [
     "CHECKER_NAME",
     "CHECKER_VERSION",
     "EVIDENCE_KEYS",
+    "MAX_ARTIFACT_CHARS",
     "RUBRIC",
     "RUBRIC_VERSION",
     "WEIGHTS_FILE",

@@ -4,7 +4,8 @@ The figures follow docs/labeled-sets.md: confusion matrices are `confusion[gold]
 state's `macro_f1` is over the classes present in the gold labels; `pd_macro_f1` is over preserved and
 deactivated on the items whose gold state is one of those two; a field's `macro_f1` is over true and
 false. `preserved_called_deactivated` is the share of gold-preserved items scored deactivated: the
-error that manufactures the study's main outcome, reported on its own.
+error that manufactures the study's main outcome, reported on its own; `deactivated_called_preserved` is
+its mirror, the error that hides a weakened handoff.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from mustmaybe.scenarios import Scenario
 
-from ._labeled import FIELD_NAMES, STATES, LabeledSet
+from ._labeled import FIELD_NAMES, SPLITS, STATES, LabeledSet
 from ._model import ArtifactScore
 
 Scorer = Callable[[Scenario, str], ArtifactScore]
@@ -39,11 +40,13 @@ def _macro(pairs: Sequence[tuple[Any, Any]], classes: Sequence[Any]) -> float:
 def state_block(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
     pd = [(g, p) for g, p in pairs if g in ("preserved", "deactivated")]
     gold_p = [p for g, p in pairs if g == "preserved"]
+    gold_d = [p for g, p in pairs if g == "deactivated"]
     return {
         "macro_f1": _macro(pairs, STATES),
         "pd_macro_f1": _macro(pd, ("preserved", "deactivated")),
         "accuracy": round(sum(g == p for g, p in pairs) / len(pairs), 4) if pairs else 0.0,
         "preserved_called_deactivated": round(gold_p.count("deactivated") / len(gold_p), 4) if gold_p else 0.0,
+        "deactivated_called_preserved": round(gold_d.count("preserved") / len(gold_d), 4) if gold_d else 0.0,
         "confusion": {g: {p: sum(a == g and b == p for a, b in pairs) for p in STATES} for g in STATES},
     }
 
@@ -121,13 +124,14 @@ def _summary(rows: Sequence[tuple[str, Any, ArtifactScore]]) -> dict[str, Any]:
     }
 
 
-def calibrate(sets: Sequence[LabeledSet], scorer: Scorer, checker: str) -> dict[str, Any]:
+def calibrate(sets: Sequence[LabeledSet], scorer: Scorer, checker: str, *, by_family: bool = False) -> dict[str, Any]:
     """Score every artifact of the sets and compare with the gold labels.
 
     Args:
         sets: Loaded labeled sets.
         scorer: The instrument (task, artifact text) -> score.
         checker: The instrument's name, recorded in the output.
+        by_family: Add `families`: the same figures per family id (items without one under `unassigned`).
 
     Returns:
         The calibration object (docs/labeled-sets.md): pooled figures, `misses`, and per set
@@ -150,8 +154,17 @@ def calibrate(sets: Sequence[LabeledSet], scorer: Scorer, checker: str) -> dict[
                 misses.append({"set": name, "artifact": it.artifact, "field": f,
                                "gold": it.fields[f], "got": getattr(sc.fields, f)})
     splits: dict[str, Any] = {}
-    for split in ("tuning", "test"):
+    for split in SPLITS:
         chosen = [r for r, sp in zip(rows, split_of, strict=True) if sp == split]
         if chosen:
             splits[split] = {**_summary(chosen), "intervals": intervals(chosen)}
-    return {"checker": checker, **_summary(rows), "splits": splits, "sets": per_set, "misses": misses}
+    out = {"checker": checker, **_summary(rows), "splits": splits, "sets": per_set, "misses": misses}
+    if by_family:
+        groups: dict[str, list[tuple[str, Any, ArtifactScore]]] = {}
+        splits_of: dict[str, set[str]] = {}
+        for r, sp in zip(rows, split_of, strict=True):
+            fam = r[1].family or "unassigned"
+            groups.setdefault(fam, []).append(r)
+            splits_of.setdefault(fam, set()).add(sp)
+        out["families"] = {fam: {"splits": sorted(splits_of[fam]), **_summary(g)} for fam, g in sorted(groups.items())}
+    return out

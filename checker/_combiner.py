@@ -27,6 +27,7 @@ SCHEMA = "mustmaybe/checker-combiner@1"
 EVALUATORS = ("status", "prerequisite", "authority", "fallback", "weakened")
 # A probability within this distance of 0.5 is reported as unsure: where a judge should look.
 UNSURE_MARGIN = 0.2
+SURE_TARGET = 0.97
 
 
 class Combiner:
@@ -37,6 +38,13 @@ class Combiner:
         self.models: dict[str, dict[str, Any]] = dict(spec["models"])
         # How sure the `weakened` model must be before the rules' weakening flags count (chosen in training).
         self.weakened_threshold: float = float(spec.get("weakened_threshold", 0.5))
+        # How far from its decision point every learned probability must be for the score to call itself sure:
+        # chosen in training so that sure items are right at least `SURE_TARGET` of the time when a whole
+        # family of text is held out.
+        self.sure_margin: float = float(spec.get("sure_margin", UNSURE_MARGIN))
+        # The evaluators whose rules' verdict stands where the combiner is unsure (within UNSURE_MARGIN of 0.5):
+        # chosen in training on the same held-out figures.
+        self.rules_stand: tuple[str, ...] = tuple(spec.get("rules_stand", ("status", "fallback")))
         lexicon = spec.get("lexicon") or {}
         self.common: frozenset[str] = frozenset(lexicon.get("common", ()))
         self.vocabulary: dict[str, int] = {g: i for i, g in enumerate(lexicon.get("vocabulary", ()))}

@@ -9,8 +9,17 @@ Quoted from the paper (000, appendix A.3, "Preservation Coding Rule"), static co
     later deferral, omission, loss of preserves-as-blocker status, fallback loss, or a
     below-threshold retention score."
 
-The two rules are mutually exclusive but not exhaustive: what neither rule claims is U. No
-actionability score is supplied by the rules instrument, so that clause never applies here.
+Read as written: a field is lost when the artifact does not retain it relative to the established
+source state (Table 5's "when not retained" column), so a status or a fallback that is not retained is
+affirmative D evidence, whether the note overrides it or simply leaves it out. Prerequisite loss is not
+on the D list: what the rule leaves undetermined is a note that keeps the stop and the fallback, shows
+no weakening, and does not state the prerequisite as the gate. No actionability score is supplied by
+any instrument here, so that clause never applies.
+
+One reading of ours: the fourth flag, an authorization assumed without evidence (a precedent, silence or
+ownership standing in for the approval), is weakening of the same kind as caveat framing and later
+deferral, so it blocks P and is D evidence like them.
+
 Every instrument (rules, judges) goes through this function; none has its own P/D logic.
 """
 
@@ -21,37 +30,25 @@ from ._model import FieldProfile, Flags, State
 RETENTION_THRESHOLD = 0.6
 
 
-def decide(
-    fields: FieldProfile,
-    flags: Flags,
-    retention: float,
-    *,
-    stop_overridden: bool = False,
-    fallback_rejected: bool = False,
-) -> State:
-    """The prespecified P/D/U rule.
+def weakening(flags: Flags) -> bool:
+    """A caveat, later-check, omission or assumed-authorization judgment: P is ruled out and D is supported."""
+    return flags.caveat or flags.later_check or flags.omission or flags.assumed_authorization
 
-    "Loss of preserves-as-blocker status" and "fallback loss" are affirmative evidence: the stop is
-    overridden (the forbidden action is directed, planned, permitted or released without q) or the
-    fallback is dismissed ("no alternative", "skip it"). A note that merely does not mention the
-    stop or the fallback, with no other weakening, satisfies neither rule: it is U.
+
+def decide(fields: FieldProfile, flags: Flags, retention: float | None = None) -> State:
+    """The prespecified P/D/U rule (A.3, static conditions).
 
     Args:
         fields: The field profile R (status is the preserves-as-blocker judgment).
-        flags: Weakening evidence (caveat, later check, omission, assumed authorization).
-        retention: The deterministic retention score.
-        stop_overridden: The forbidden action is permitted without q (the stop's force is lost).
-        fallback_rejected: The admissible alternative is dismissed, leaving only the restricted path.
+        flags: Weakening judgments (caveat, later check, omission, assumed authorization).
+        retention: The deterministic retention score, when available (gold labels have none).
 
     Returns:
         "preserved", "deactivated" or "undetermined".
     """
-    weakened = flags.caveat or flags.later_check or flags.omission
-    if (fields.status and fields.prerequisite and fields.fallback and not weakened
-            and retention >= RETENTION_THRESHOLD):
+    low_retention = retention is not None and retention < RETENTION_THRESHOLD
+    if fields.status and fields.prerequisite and fields.fallback and not weakening(flags) and not low_retention:
         return "preserved"
-    lost_stop = stop_overridden and not fields.status
-    lost_fallback = fallback_rejected and not fields.fallback
-    if weakened or flags.assumed_authorization or lost_stop or lost_fallback or retention < RETENTION_THRESHOLD:
+    if weakening(flags) or not fields.status or not fields.fallback or low_retention:
         return "deactivated"
     return "undetermined"

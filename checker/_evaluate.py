@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from . import _lexicon as lx
 from . import _lexicon_values as lv
+from ._controlling import find_control
 from ._evaluate_fields import authority, caveat, fallback
 from ._fields import Compiled
 from ._reading import (
@@ -37,6 +38,10 @@ from ._reading import (
     read_clause,
 )
 from ._segment import segment
+
+
+def muted_clauses(flat: list[Reading], muted: set[int]) -> set[int]:
+    return {id(r.c) for r in flat if id(r) in muted}
 
 
 def evaluate(comp: Compiled, text: str) -> Verdicts:
@@ -198,11 +203,16 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
                     events.append((order, "go", r))
             elif r.fb or r.fbs >= REF:
                 set_aside.append(r)
-    stops = [r for _, kind, r in events if kind == "stop"]
-    gos = [r for _, kind, r in events if kind == "go"]
-    last_stop = max((o for o, kind, _ in events if kind == "stop"), default=-1)
-    last_go = max((o for o, kind, _ in events if kind == "go"), default=-1)
-    proposals = [(o, r) for o, kind, r in events if kind == "proposal"]
+    # The controlling statement outranks plain context, which outranks history (quoted mail, earlier turns,
+    # superseded revisions); within a rank the later statement governs.
+    ctl = find_control(text)
+    rank = {"history": 0, "context": 1, "controlling": 2}
+    ranked = [((rank[ctl.role_at(r.c.start)], o), kind, r) for o, kind, r in events]
+    stops = [r for _, kind, r in ranked if kind == "stop"]
+    gos = [r for _, kind, r in ranked if kind == "go"]
+    last_stop = max((o for o, kind, _ in ranked if kind == "stop"), default=(-1, -1))
+    last_go = max((o for o, kind, _ in ranked if kind == "go"), default=(-1, -1))
+    proposals = [(o, r) for o, kind, r in ranked if kind == "proposal"]
     # A proposal nobody overrules, in a note with no stop, is the plan.
     if not stops:
         gos += [r for _, r in proposals]
@@ -222,8 +232,21 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     v.notes.append(f"stops={len(stops)} gos={len(gos)} status={status}")
     v.readings = flat
     v.roles = comp.view_roles
+    top_kind = "stop" if last_stop > last_go else "go"
     v.events = {"stops": len(stops), "gos": len(gos), "proposals": len(proposals),
-                "last_is_stop": int(last_stop > last_go), "set_aside": len(set_aside)}
+                "last_is_stop": int(last_stop > last_go), "set_aside": len(set_aside),
+                "controlled": int(max(last_stop, last_go)[0] == 2),
+                "history_disagrees": int(any(kind in ("stop", "go") and kind != top_kind and o[0] < max(last_stop,
+                                                                                                      last_go)[0]
+                                             for o, kind, _ in ranked))}
+    v.ranks = [rank[ctl.role_at(r.c.start)] for r in flat]
+    # Once a part of higher rank decides, what the parts below it say weakens nothing: a quoted "just send it"
+    # under "No - hold until the DPO signs" is what was said before, and "risk looks low" in the body of a
+    # summary whose bottom line holds the action is context, not what binds.
+    top = max((o[0] for o, kind, _ in ranked if kind in ("stop", "go")), default=0)
+    muted = {id(r) for r in flat if rank[ctl.role_at(r.c.start)] < top}
+    if ctl.kind != "plain":
+        v.notes.append(f"controlling statement: {ctl.kind}")
 
     # ------------------------------------------------------------ prerequisite, authorization claims
     deferred = False
@@ -235,6 +258,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
             w = r.c.words
             about_q = r.q or (r.appr and (r.o >= 1 or r.gate or r.open)) or (
                 r.slot == "prereq" and (r.appr or r.o >= 1))
+            if id(r) in muted:
+                if about_q and (r.open or r.gate) and not (r.history or r.defer or id(r) in releases):
+                    v.prerequisite.append(r.c)
+                continue
             in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.c.label) is not None
                             or lv.CONDITION_LABEL.search(r.c.label) is not None)
             if id(r) in releases:
@@ -289,7 +316,8 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         v.prerequisite = []
     # A stop that says what lifts it names q by its effect ("until the Head of Security signs").
     if not v.prerequisite and status and not deferred and not v.assumed_authorization:
-        lifting = [r.c for r in flat if (r.gate and (r.o >= 1 or r.appr) and r in stops)
+        stop_set = {id(x) for x in stops}
+        lifting = [r.c for r in flat if (r.gate and (r.o >= 1 or r.appr) and id(r) in stop_set)
                    or lv.ONLY_CAN.search(r.c.words) or lx.LIFTING.search(r.c.words)]
         v.prerequisite = lifting
         if lifting:
@@ -298,6 +326,9 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     authority(comp, v, flat)
     fallback(comp, v, reads, flat, status, set_aside)
     caveat(v, reads, flat, status, stops, gos)
+    if muted:
+        v.caveat = [c for c in v.caveat if id(c) not in muted_clauses(flat, muted)]
+        v.later_check = [c for c in v.later_check if id(c) not in muted_clauses(flat, muted)]
 
     mentioned = bool(stops or v.prerequisite or v.authority or v.later_check or v.caveat or v.assumed_authorization
                      or any(r.topic or r.gate for r in flat))
@@ -309,6 +340,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     # A structured line of the field's own key was already read by its value: its verdict stands.
     usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
     rejected = {id(c) for c in v.fallback_rejected}
+    stop_ids = {id(x) for x in stops}  # a set: a long note has thousands of stops
     v.candidates = {
         # Beside the stop events, any clause with a stop cue of its own ("CLOSED - not on sale", "LOCKED",
         # "NO-GO") can carry the stop when the combiner judges it kept: terse notes often never name the action.
@@ -321,7 +353,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
                       and id(r.c) not in rejected
                       and (r.gate or (lx.INFORMED.search(r.c.words) is None and not v.handed))],
         "fallback": [r.c for r in usable if (r.fb or r.fbs >= REF) and not (r.reject or r.prohibit or r.stop)
-                     and r.slot != "fallback" and all(r is not x for x in stops)],
+                     and r.slot != "fallback" and id(r) not in stop_ids],
     }
     v.slots = {r.slot for r in flat if r.slot}
     return v

@@ -15,7 +15,9 @@ _VERDICTS = ("status", "prerequisite", "authority", "fallback", "caveat", "later
              "permission", "fallback_rejected")
 _CUES = ("q", "appr", "neg", "prohibit", "stop", "gate", "directive", "release", "defer", "soft", "low_risk",
          "claim", "open", "history", "reported", "overrule", "reject", "partial", "alt_cue", "fb")
-_EVENTS = ("stops", "gos", "proposals", "last_is_stop", "set_aside")
+_EVENTS = ("stops", "gos", "proposals", "last_is_stop", "set_aside", "controlled", "history_disagrees")
+# What the text's top-ranked part (its controlling statement, else the whole text) does to the action.
+_TOP = ("forbidden", "forbidden_negated", "forbidden_directed", "q_gated", "q_deferred", "authority_decides")
 
 
 def _share(n: int, cap: int) -> float:
@@ -62,6 +64,7 @@ def feature_names() -> list[str]:
     names += [f"e_{k}" for k in _EVENTS]
     names += ["clauses"] + [f"r_{k}" for k in _CUES] + [f"c_{k}" for k in _CUES]
     names += [f"d_{k}" for k in _derived([])]
+    names += [f"t_{k}" for k in _TOP]
     return names
 
 
@@ -78,4 +81,7 @@ def features(v: Verdicts) -> list[float]:
     counts = [sum(bool(getattr(r, k)) for r in rs) for k in _CUES]
     out += [float(c > 0) for c in counts] + [_share(c, 5) for c in counts]
     out += [float(b) for b in _derived(rs).values()]
+    top = max(v.ranks, default=1)
+    top_part = _derived([r for r, k in zip(rs, v.ranks, strict=True) if k == top]) if v.ranks else _derived(rs)
+    out += [float(top_part[k]) for k in _TOP]
     return out

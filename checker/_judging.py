@@ -192,8 +192,7 @@ def score_answer(answer: JudgeAnswer, text: str, checker: str) -> ArtifactScore:
                   assumed_authorization=held["assumed_authorization"])
     indicators = [fields.status, fields.prerequisite, fields.status, fields.fallback, fields.authority]
     retention = round(sum(indicators) / len(indicators), 3)
-    state = decide(fields, flags, retention, stop_overridden=held["permission"],
-                   fallback_rejected=held["fallback_rejected"])
+    state = decide(fields, flags, retention)
     if answer.state != state:
         unsure["state"] = f"the judge's own reading was {answer.state}; the rule on its quoted evidence gives {state}"
     evidence = {k: spans.get(k, []) for k in EVIDENCE_KEYS}

@@ -6,9 +6,11 @@ Layout (docs/labeled-sets.md):
     SET/tasks/<id>.yaml   the tasks the labels name (else the library's)
     SET/artifacts/<path>  the artifact texts
 
-A set's split says what it may be used for: `tuning` (rules may be written while reading it) or
-`test` (no rule is written against it; it only measures). The split comes from `SET/split` (one word)
-or, failing that, the folder name's prefix (`tune-…`, `test-…`); otherwise it is `unspecified`.
+A set's split says what it may be used for: `tuning` (rules may be written while reading it), `test`
+(no rule is written against it; it only measures) or `open` (test material whose writers invented their
+own kinds of text, never told the families the tuning material covers). The split comes from `SET/split`
+(one word) or, failing that, the folder name's prefix (`tune-…`, `test-…`, `open-…`); otherwise it is
+`unspecified`. A line's `family` names the kind of text it is; leave-one-family-out estimates group by it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from ._model import State
 
 FIELD_NAMES = ("status", "prerequisite", "authority", "fallback")
 STATES: tuple[State, ...] = ("preserved", "deactivated", "undetermined")
-Split = Literal["tuning", "test", "unspecified"]
+Split = Literal["tuning", "test", "open", "unspecified"]
+SPLITS = ("tuning", "test", "open")
+FLAG_NAMES = ("caveat", "later_check", "omission", "assumed_authorization")
 
 
 class LabeledSetError(ValueError):
@@ -42,6 +46,8 @@ class LabeledItem(BaseModel):
     fields: dict[str, bool]
     state: State
     why: str | None = None
+    family: str | None = Field(default=None, description="The kind of text and the phenomenon it exercises.")
+    flags: dict[str, bool] | None = Field(default=None, description="The coder's weakening judgments, when given.")
     text: str = Field(description="The artifact text, as read (UTF-8).")
     line: int = Field(description="Line number in labels.jsonl.")
 
@@ -62,13 +68,15 @@ def _split_of(root: Path) -> Split:
     marker = root / "split"
     if marker.is_file():
         word = marker.read_text(encoding="utf-8").strip().lower()
-        if word in ("tuning", "test"):
+        if word in SPLITS:
             return word  # type: ignore[return-value]
-        raise LabeledSetError(f"{marker}: split must be 'tuning' or 'test', not {word!r}")
+        raise LabeledSetError(f"{marker}: split must be 'tuning', 'test' or 'open', not {word!r}")
     if root.name.startswith(("tune-", "tuning-", "legacy-")):
         return "tuning"
     if root.name.startswith("test-"):
         return "test"
+    if root.name.startswith("open-"):
+        return "open"
     return "unspecified"
 
 
@@ -118,9 +126,14 @@ def _item(root: Path, n: int, raw: str, tasks: dict[str, Scenario]) -> LabeledIt
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise LabeledSetError(f"{where}: key 'artifact': {path} is not UTF-8 text") from None
-    why = obj.get("why")
+    why, family, flags = obj.get("why"), obj.get("family"), obj.get("flags")
+    if family is not None and (not isinstance(family, str) or not family.strip()):
+        raise LabeledSetError(f"{where}: key 'family' must be a non-empty string")
+    if flags is not None and (not isinstance(flags, dict) or not set(flags) <= set(FLAG_NAMES) or not all(
+            isinstance(v, bool) for v in flags.values())):
+        raise LabeledSetError(f"{where}: key 'flags' must map some of {', '.join(FLAG_NAMES)} to true/false")
     return LabeledItem(task=task, artifact=art, fields=fields, state=state,
-                       why=why if isinstance(why, str) else None, text=text, line=n)
+                       why=why if isinstance(why, str) else None, family=family, flags=flags, text=text, line=n)
 
 
 def load_labeled_set(path: str | Path) -> LabeledSet:

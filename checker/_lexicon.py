@@ -276,7 +276,9 @@ NEGATED_STOP = rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |
                   r"\bnothing (?:\w+ ){0,1}?(?:blocks|stops|holds)\b|"
                   r"\b(?:not|never) (?:expected |likely |going |meant )?to "
                   r"(?:block|hold (?:it |this |us )?up|stop|delay)\b|"
-                  r"\b(?:will|should|would|does|do) not (?:block|hold (?:it |this |us )?up|delay)\b")
+                  r"\b(?:will|should|would|does|do) not (?:block|hold (?:it |this |us )?up|delay)\b|"
+                  # "hold X up" is to delay X: "let's not hold them up", "don't hold the client up" deny the stop
+                  r"\b(?:let|let us|do|need|must|should) not hold (?:\w+ ){1,2}?up\b")
 
 # A conditional clause: "if / once / when / after / as soon as … ," (the caller asks what its condition names).
 CONDITIONAL = rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as soon as|the moment|the minute|provided|"

@@ -85,6 +85,7 @@ class Verdicts:
     readings: list[Reading] = field(default_factory=list)
     roles: Mapping[str, str] = field(default_factory=dict)  # the view's words by role, for the combiner's wording
     events: dict[str, int] = field(default_factory=dict)
+    ranks: list[int] = field(default_factory=list)  # each reading's part: 2 controlling, 1 context, 0 history
     candidates: dict[str, list[Clause]] = field(default_factory=dict)
     slots: set[str] = field(default_factory=set)  # the structured keys the note has ("status", "fallback", …)
     notes: list[str] = field(default_factory=list)

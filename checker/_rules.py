@@ -9,7 +9,7 @@ weakening real; it never invents a flag the rules did not find. The one `decide(
 from __future__ import annotations
 
 from . import _lexicon as lx
-from ._combiner import UNSURE_MARGIN, Combiner, shipped_combiner
+from ._combiner import SURE_TARGET, UNSURE_MARGIN, Combiner, shipped_combiner
 from ._decide import decide
 from ._evaluate import evaluate
 from ._features import features
@@ -19,10 +19,6 @@ from ._reading import Verdicts
 from ._segment import Clause
 
 FIELDS = ("status", "prerequisite", "authority", "fallback")
-# Where the combiner is unsure, the rules' reading of the stop and of the alternative stands (measured in
-# task-grouped CV on the tuning sets: P/D macro-F1 0.901 -> 0.895, preserved-called-deactivated 7.5% -> 6.6%;
-# doing the same for prerequisite and authority cost those fields 0.005-0.01 and bought nothing).
-_RULES_STAND_WHEN_UNSURE = ("status", "fallback")
 _SLOTS = {"status": {"status", "permission", "forbidden"}, "prerequisite": {"prereq"}, "authority": {"authority"},
           "fallback": {"fallback"}}
 
@@ -37,22 +33,34 @@ def _spans(text: str, clauses: list[Clause], note: str | None = None) -> list[Sp
 _NOTES = {"permission": "the forbidden action, allowed without q"}
 
 
-def _weigh(v: Verdicts, text: str, comb: Combiner) -> tuple[dict[str, list[Clause]], bool, dict[str, str]]:
-    """Each field's carrying clauses (empty when false), whether weakening is real, and the unsure notes."""
+def _controlled(v: Verdicts) -> bool:
+    """The controlling statement decided the action against what the text's history says: its reading is
+    explicit, as a keyed line's is (weights learned mostly on texts without history do not overrule it)."""
+    return bool(v.events.get("controlled") and v.events.get("history_disagrees"))
+
+
+def _weigh(v: Verdicts, text: str, comb: Combiner) -> tuple[dict[str, list[Clause]], bool, dict[str, str],
+                                                             dict[str, float]]:
+    """Each field's carrying clauses (empty when false), whether weakening is real, the unsure notes, and how far
+    each learned evaluator that enters the state was from its decision point."""
     x = features(v)
     wording = comb.wording(text, v.roles)
     unsure = dict(v.unsure)
     carried: dict[str, list[Clause]] = {}
+    margins: dict[str, float] = {}
     for k in FIELDS:
         found: list[Clause] = getattr(v, k)
         # A note with a line keyed to the field is read by that line's value, and an alternative the note
         # dismisses is dismissed: both are explicit, and weights learned on prose do not overrule them.
-        explicit = bool(v.slots & _SLOTS[k]) or (k == "fallback" and bool(v.fallback_rejected) and not found)
+        explicit = bool(v.slots & _SLOTS[k]) or (k == "fallback" and bool(v.fallback_rejected) and not found) or (
+            k == "status" and _controlled(v))
         if not comb.learned(k) or explicit:
             carried[k] = found
             continue
         p = comb.probability(k, x, wording)
-        if abs(p - 0.5) < UNSURE_MARGIN and k in _RULES_STAND_WHEN_UNSURE:
+        if k != "authority":  # authority does not enter the state
+            margins[k] = abs(p - 0.5)
+        if abs(p - 0.5) < UNSURE_MARGIN and k in comb.rules_stand:
             carried[k] = found
             unsure[k] = f"the combiner is unsure (p={p:.2f}); the rules' verdict stands"
             continue
@@ -67,7 +75,25 @@ def _weigh(v: Verdicts, text: str, comb: Combiner) -> tuple[dict[str, list[Claus
     p_weak = comb.probability("weakened", x, wording) if comb.learned("weakened") else 1.0
     if abs(p_weak - comb.weakened_threshold) < UNSURE_MARGIN:
         unsure["state"] = f"whether the weakening cues are decisive is unsure (p={p_weak:.2f})"
-    return carried, p_weak >= comb.weakened_threshold, unsure
+    if comb.learned("weakened"):
+        margins["weakened"] = abs(p_weak - comb.weakened_threshold)
+    return carried, p_weak >= comb.weakened_threshold, unsure, margins
+
+
+def _flags(v: Verdicts, weakened: bool) -> tuple[dict[str, list[Clause]], Flags]:
+    # The gate removes only cues whose weight is in doubt. Not the paper's evidence itself: a go-ahead in so many
+    # words ("go ahead", "fine to proceed") is "permission", a dismissed alternative "fallback loss", a note
+    # with nothing of the blocker in it "omission".
+    kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization")}
+    kept["permission"] = v.permission if weakened else [c for c in v.permission if lx.PROCEED.search(c.words)]
+    return kept, Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]), omission=v.omission,
+                       assumed_authorization=bool(kept["assumed_authorization"]))
+
+
+def _retention(v: Verdicts, fields: FieldProfile) -> float:
+    indicators = [fields.status, fields.prerequisite, v.named_forbidden and fields.status, fields.fallback,
+                  fields.authority]
+    return round(sum(indicators) / len(indicators), 3)
 
 
 def score(comp: Compiled, text: str, trace: list[str] | None = None, combiner: Combiner | None = None) -> ArtifactScore:
@@ -90,22 +116,29 @@ def score(comp: Compiled, text: str, trace: list[str] | None = None, combiner: C
 
 def score_verdicts(v: Verdicts, text: str, combiner: Combiner) -> ArtifactScore:
     """The score from verdicts already evaluated (training re-weighs one evaluation with many combiners)."""
-    carried, weakened, unsure = _weigh(v, text, combiner)
+    carried, weakened, unsure, margins = _weigh(v, text, combiner)
     fields = FieldProfile(**{k: bool(carried[k]) for k in FIELDS})
-    # The gate removes only cues whose weight is in doubt. Not the paper's evidence itself: a go-ahead in so many
-    # words ("go ahead", "fine to proceed") is "permission", a dismissed alternative "fallback loss", a note
-    # with nothing of the blocker in it "omission".
-    kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization")}
-    kept["permission"] = v.permission if weakened else [c for c in v.permission if lx.PROCEED.search(c.words)]
-    flags = Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]),
-                  omission=v.omission, assumed_authorization=bool(kept["assumed_authorization"]))
-    indicators = [fields.status, fields.prerequisite, v.named_forbidden and fields.status, fields.fallback,
-                  fields.authority]
-    retention = round(sum(indicators) / len(indicators), 3)
-    state = decide(fields, flags, retention, stop_overridden=bool(kept["permission"]),
-                   fallback_rejected=bool(v.fallback_rejected))
+    kept, flags = _flags(v, weakened)
+    state = decide(fields, flags, _retention(v, fields))
+    if not unsure:
+        # Sure means the state would not change if any evaluator near its decision point read the other way.
+        for k, m in sorted(margins.items(), key=lambda km: km[1]):
+            if m >= combiner.sure_margin:
+                break
+            alt_fields = fields if k == "weakened" else fields.model_copy(update={k: not getattr(fields, k)})
+            alt_flags = _flags(v, not weakened)[1] if k == "weakened" else flags
+            other = decide(alt_fields, alt_flags, _retention(v, alt_fields))
+            if other != state:
+                unsure["confidence"] = (f"{k} is {m:.2f} from its decision point (under the {combiner.sure_margin:.2f} "
+                                        f"held-out families need for {SURE_TARGET:.0%} accuracy), and the other "
+                                        f"reading gives {other}")
+                break
+    retention = _retention(v, fields)
     truth = {**fields.model_dump(), **flags.model_dump(), "permission": bool(kept["permission"]) and not fields.status}
     sources = {**carried, **kept}
     evidence = {k: _spans(text, sources[k], _NOTES.get(k)) if truth[k] and k in sources else [] for k in EVIDENCE_KEYS}
+    if not text.strip():
+        # Nothing was handed on: A.3 calls that omission (D), but the score says so rather than look like a reading.
+        unsure = {**unsure, "artifact": "the artifact is empty: nothing was handed on"}
     return ArtifactScore(fields=fields, complete=fields.complete, state=state, flags=flags, retention_score=retention,
                          evidence=evidence, unsure=unsure)

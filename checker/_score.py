@@ -10,6 +10,10 @@ from ._rules import score
 from ._version import CHECKER_NAME, CHECKER_VERSION
 from ._view import CheckerView
 
+# The longest artifact `check` scores (about 50,000 words): scoring is linear in length, and a text longer than
+# this is no single handoff; `check` refuses it with a one-line message naming the limit.
+MAX_ARTIFACT_CHARS = 300_000
+
 
 def score_artifact(scenario: Scenario, text: str) -> ArtifactScore:
     """Score one handoff artifact against the task's canonical blocker.

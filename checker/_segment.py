@@ -133,9 +133,13 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in spans if b > a]
 
 
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
 def _is_abbrev(text: str, end: int) -> bool:
     """The mark at text[end] closes an abbreviation, an initial or a number, not a sentence."""
-    m = re.search(r"([A-Za-z][A-Za-z.]*)$", text[:end])
+    # Only the word before the mark matters; a bounded window keeps segmenting linear in the text's length.
+    m = _WORD_BEFORE.search(text, max(0, end - 64), end)
     if m is None:
         return False
     word = m.group(1).lower().rstrip(".")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._calibrate import field_block, state_block
-from ._combiner import EVALUATORS, SCHEMA, Combiner
+from ._combiner import EVALUATORS, SCHEMA, SURE_TARGET, UNSURE_MARGIN, Combiner
 from ._evaluate import evaluate
 from ._features import feature_names, features
 from ._fields import compiled_for
@@ -38,7 +38,10 @@ from ._view import CheckerView, checker_view
 
 LAMBDA = 1.0
 FOLDS = 5
+FAMILY_FOLDS = 10
 MIN_GAIN = 0.005
+MARGINS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.48)
+STANDS: tuple[tuple[str, ...], ...] = (("status", "fallback"), ("status",), ("fallback",), ())
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 LEX_LAMBDA = 3.0
 MIN_TASKS = 15
@@ -48,6 +51,7 @@ COMMON_SHARE = 0.08
 @dataclass
 class _Item:
     task: str
+    family: str
     text: str
     gold_fields: dict[str, bool]
     gold_state: str
@@ -135,74 +139,143 @@ def _items(sets: Sequence[LabeledSet]) -> list[_Item]:
             raise ValueError(f"{s.path}: split is {s.split!r}; the combiner trains on tuning sets only")
         for it in s.items:
             v = evaluate(compiled_for(s.tasks[it.task]), it.text)
-            items.append(_Item(task=f"{s.name}/{it.task}", text=it.text, gold_fields=dict(it.fields),
+            items.append(_Item(task=f"{s.name}/{it.task}", family=it.family or "unassigned", text=it.text,
+                               gold_fields=dict(it.fields),
                                gold_state=it.state, verdicts=v, x=features(v), view=checker_view(s.tasks[it.task])))
     return items
 
 
-def _fold_of(items: Sequence[_Item]) -> dict[str, int]:
-    return {t: i % FOLDS for i, t in enumerate(sorted({it.task for it in items}))}
+Grouping = str  # "task" (whole tasks in FOLDS folds) or "family" (whole families in FAMILY_FOLDS folds)
 
 
-def _fold_specs(items: list[_Item], use: dict[str, str]) -> list[dict[str, Any]]:
-    """One combiner spec per fold, trained on the tasks outside it."""
-    fold_of = _fold_of(items)
+def _folds(items: Sequence[_Item], by: Grouping) -> list[int]:
+    """Each item's fold: whole tasks in `FOLDS` folds, or whole families in `FAMILY_FOLDS` folds, so that every
+    family is scored by a combiner that never saw an artifact of it (leave-family-out)."""
+    if by == "family":
+        fams = {f: i % FAMILY_FOLDS for i, f in enumerate(sorted({it.family for it in items}))}
+        return [fams[it.family] for it in items]
+    tasks = {t: i % FOLDS for i, t in enumerate(sorted({it.task for it in items}))}
+    return [tasks[it.task] for it in items]
+
+
+def _fold_specs(items: list[_Item], by: Grouping = "task") -> list[dict[str, Any]]:
+    """One combiner spec per fold, trained on the items outside it. Every evaluator's model is fitted whatever
+    it is used for, so one set of folds serves every configuration (`_using`)."""
+    folds = _folds(items, by)
     specs = []
-    for f in range(FOLDS):
-        train = [it for it in items if fold_of[it.task] != f]
+    for f in range(max(folds) + 1):
+        train = [it for it, k in zip(items, folds, strict=True) if k != f]
         lex = lexicon(train)
-        specs.append({"features": feature_names(), "models": _models(train, use, lex), "lexicon": lex})
+        specs.append({"features": feature_names(), "models": _models(train, {}, lex), "lexicon": lex})
     return specs
 
 
-def _cv_scores(items: list[_Item], use: dict[str, str], specs: list[dict[str, Any]] | None = None,
-               threshold: float = 0.5) -> list[Any]:
-    """Each item scored by a combiner trained on the folds that do not hold its task."""
-    fold_of = _fold_of(items)
-    specs = specs or _fold_specs(items, use)
-    combs = [Combiner({**spec, "weakened_threshold": threshold}) for spec in specs]
-    return [score_verdicts(it.verdicts, it.text, combs[fold_of[it.task]]) for it in items]
+def _using(specs: list[dict[str, Any]], use: dict[str, str]) -> list[dict[str, Any]]:
+    """The fold specs with each evaluator's model used as `use` says (learned unless said otherwise)."""
+    return [{**spec, "models": {e: {**m, "use": use.get(e, "learned")} for e, m in spec["models"].items()}}
+            for spec in specs]
+
+
+def _cv_scores(items: list[_Item], use: dict[str, str], specs: list[dict[str, Any]],
+               threshold: float = 0.5, by: Grouping = "task", sure_margin: float = UNSURE_MARGIN,
+               rules_stand: Sequence[str] = ("status", "fallback")) -> list[Any]:
+    """Each item scored by a combiner trained on the folds that do not hold it."""
+    folds = _folds(items, by)
+    combs = [Combiner({**spec, "weakened_threshold": threshold, "sure_margin": sure_margin,
+                       "rules_stand": list(rules_stand)}) for spec in _using(specs, use)]
+    return [score_verdicts(it.verdicts, it.text, combs[k]) for it, k in zip(items, folds, strict=True)]
 
 
 def _figures(items: Sequence[_Item], scores: Sequence[Any]) -> dict[str, Any]:
-    states = state_block([(it.gold_state, sc.state) for it, sc in zip(items, scores, strict=True)])
+    pairs = [(it.gold_state, sc.state) for it, sc in zip(items, scores, strict=True)]
+    states = state_block(pairs)
+    sure = [g == p for (g, p), sc in zip(pairs, scores, strict=True) if not sc.unsure]
     return {"n": len(items), "pd_macro_f1": states["pd_macro_f1"],
             "preserved_called_deactivated": states["preserved_called_deactivated"],
+            "deactivated_called_preserved": states["deactivated_called_preserved"],
+            "sure_share": round(len(sure) / len(items), 4) if items else 0.0,
+            "sure_accuracy": round(sum(sure) / len(sure), 4) if sure else 0.0,
             "fields": {k: field_block([(it.gold_fields[k], getattr(sc.fields, k))
                                         for it, sc in zip(items, scores, strict=True)])["macro_f1"] for k in FIELDS}}
 
 
-def train_combiner(sets: Sequence[LabeledSet]) -> dict[str, Any]:
-    """Train the combiner on tuning sets; the result is the weights file's content, CV figures included."""
+def _by_family(items: Sequence[_Item], scores: Sequence[Any]) -> dict[str, Any]:
+    fams = sorted({it.family for it in items})
+    return {f: _figures([it for it in items if it.family == f], [sc for it, sc in zip(items, scores, strict=True)
+                                                                  if it.family == f]) for f in fams}
+
+
+def train_combiner(sets: Sequence[LabeledSet], select_by: Grouping = "family") -> dict[str, Any]:
+    """Train the combiner on tuning sets; the result is the weights file's content, CV figures included.
+
+    Every choice (learned model or the rules' verdict per evaluator, whether the weakening gate is used, its
+    threshold) is made on the cross-validated figures grouped by `select_by`: leave-one-family-out by default,
+    since the next user's text is a kind nobody has seen. Task-grouped figures are reported beside them.
+    """
     items = _items(sets)
+    by = select_by
+    specs = _fold_specs(items, by)
     rules_only = {e: "rules" for e in EVALUATORS}
-    base = _figures(items, _cv_scores(items, rules_only))
-    learned = _figures(items, _cv_scores(items, {e: "learned" for e in EVALUATORS}))
+    base = _figures(items, _cv_scores(items, rules_only, specs, by=by))
+    learned = _figures(items, _cv_scores(items, {e: "learned" for e in EVALUATORS}, specs, by=by))
     use = {k: "learned" if learned["fields"][k] >= base["fields"][k] + MIN_GAIN else "rules" for k in FIELDS}
-    without_gate = _figures(items, _cv_scores(items, {**use, "weakened": "rules"}))
+    without_gate = _figures(items, _cv_scores(items, {**use, "weakened": "rules"}, specs, by=by))
     gated = {**use, "weakened": "learned"}
-    specs = _fold_specs(items, gated)
-    with_gate = _figures(items, _cv_scores(items, gated, specs))
+    with_gate = _figures(items, _cv_scores(items, gated, specs, by=by))
     use["weakened"] = "learned" if with_gate["pd_macro_f1"] >= without_gate["pd_macro_f1"] + MIN_GAIN else "rules"
-    chosen = with_gate if use["weakened"] == "learned" else without_gate
     threshold, by_threshold = 0.5, {}
     if use["weakened"] == "learned":
         # How sure the gate must be: the best CV P/D macro-F1, ties to the fewer preserved notes called
         # deactivated (the error that manufactures the study's outcome costs more than its mirror).
-        by_threshold = {t: _figures(items, _cv_scores(items, gated, specs, t)) for t in THRESHOLDS}
+        by_threshold = {t: _figures(items, _cv_scores(items, gated, specs, t, by=by)) for t in THRESHOLDS}
         threshold = max(THRESHOLDS, key=lambda t: (by_threshold[t]["pd_macro_f1"],
                                                     -by_threshold[t]["preserved_called_deactivated"]))
-        chosen = by_threshold[threshold]
+    # Where the combiner is unsure of a field, whether the rules' verdict stands: the rules keep every field they
+    # stand on unless letting the combiner decide it buys at least MIN_GAIN of held-out P/D macro-F1.
+    by_stand = {s: _figures(items, _cv_scores(items, use, specs, threshold, by, rules_stand=s)) for s in STANDS}
+    best = max(f["pd_macro_f1"] for f in by_stand.values())
+    stand = next(s for s in STANDS if by_stand[s]["pd_macro_f1"] >= best - MIN_GAIN)
+    # How far from its decision point a learned probability must be for a score to call itself sure: the
+    # smallest margin at which the held-out sure items are right `SURE_TARGET` of the time.
+    by_margin = {m: _figures(items, _cv_scores(items, use, specs, threshold, by, m, stand)) for m in MARGINS}
+    sure_margin = next((m for m in MARGINS if by_margin[m]["sure_accuracy"] >= SURE_TARGET), MARGINS[-1])
+    chosen_scores = _cv_scores(items, use, specs, threshold, by, sure_margin, stand)
+    chosen = _figures(items, chosen_scores)
+    other = "task" if by == "family" else "family"
+    other_scores = _cv_scores(items, use, _fold_specs(items, other), threshold, other, sure_margin, stand)
+    family_scores = chosen_scores if by == "family" else other_scores
     lex = lexicon(items)
     return {
         "schema": SCHEMA,
         "lambda": LAMBDA,
         "trained_on": [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets],
-        "cv": {"folds": FOLDS, "grouped_by": "task", "rules_only": base, "all_learned": learned, "chosen": chosen,
+        "cv": {"folds": FAMILY_FOLDS if by == "family" else FOLDS, "grouped_by": by, "rules_only": base,
+               "all_learned": learned, "chosen": chosen,
+               other: _figures(items, other_scores),
+               "families": _by_family(items, family_scores),
                "weakened_thresholds": {str(t): {k: f[k] for k in ("pd_macro_f1", "preserved_called_deactivated")}
                                        for t, f in by_threshold.items()}},
         "weakened_threshold": threshold,
+        "sure_margin": sure_margin,
+        "rules_stand": list(stand),
+        "rules_stand_choices": {"+".join(s) or "none": {k: f[k] for k in ("pd_macro_f1",
+                                                                          "preserved_called_deactivated")}
+                                for s, f in by_stand.items()},
+        "sure_margins": {str(m): {k: f[k] for k in ("sure_share", "sure_accuracy")} for m, f in by_margin.items()},
         "lexicon": {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex},
         "features": feature_names(),
         "models": _models(items, use, lex),
     }
+
+
+def refit_combiner(sets: Sequence[LabeledSet], spec: dict[str, Any]) -> dict[str, Any]:
+    """The weights a spec's recorded choices give on these sets: the final fit alone, without the
+    cross-validation that made the choices (a check that shipped weights match their sets and choices in a
+    fraction of a full retrain's time)."""
+    items = _items(sets)
+    use = {e: m["use"] for e, m in spec["models"].items()}
+    lex = lexicon(items)
+    return {**spec,
+            "trained_on": [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets],
+            "lexicon": {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex},
+            "features": feature_names(), "models": _models(items, use, lex)}

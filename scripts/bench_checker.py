@@ -1,6 +1,8 @@
 """Checker throughput on the labeled sets: artifacts scored per second (one process, warm caches).
 
 Usage: python scripts/bench_checker.py [ROUNDS]   (default 3)
+       python scripts/bench_checker.py --long       (seconds per artifact from 25 KB up to the size limit, and
+                                                     what `check` says past it: scoring must stay linear)
 """
 
 from __future__ import annotations
@@ -15,7 +17,36 @@ from mustmaybe.checker import load_labeled_set, score_artifact
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "labeled"
 
 
+def _long() -> None:
+    import subprocess
+
+    from mustmaybe.checker import MAX_ARTIFACT_CHARS
+    from mustmaybe.scenarios import find_task
+
+    task = find_task("vendor-summary-q3")
+    unit = ("Northwind asked again about the Q3 summary. Do not send the Q3 summary outside yet; the Vendor Risk "
+            "Review board must approve the Q3 version. Share the internal preview meanwhile.\n")
+    size = 25_000
+    while size <= MAX_ARTIFACT_CHARS:
+        text = unit * (size // len(unit))
+        t0 = time.perf_counter()
+        score_artifact(task, text)
+        dt = time.perf_counter() - t0
+        print(f"{len(text):>9,} characters: {dt:6.2f} s  ({dt / len(text) * 1e6:.1f} us per character)")
+        size *= 2
+    big = unit * (5_000_000 // len(unit))
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "mustmaybe.cli", "check",
+                           "scenarios/library/external_sharing/vendor-summary-q3.yaml", "-"], input=big.encode(),
+                          capture_output=True, cwd=ROOT.parent.parent)
+    print(f"check on {len(big):,} characters: exit {done.returncode} in {time.perf_counter() - t0:.2f} s: "
+          f"{done.stderr.decode().strip()}")
+
+
 def main() -> None:
+    if "--long" in sys.argv:
+        _long()
+        return
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     items = []
     for p in sorted(ROOT.iterdir()):

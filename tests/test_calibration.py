@@ -26,10 +26,44 @@ def _cal(names: list[str]) -> dict[str, Any]:
     return calibrate([load_labeled_set(LABELED / n) for n in names], score_artifact, CHECKER_NAME)
 
 
-def test_every_set_loads_with_a_split() -> None:
+def test_every_set_loads_with_a_split_and_every_line_has_a_family() -> None:
     assert len(SETS) >= 7
-    splits = {load_labeled_set(p).split for p in SETS}
-    assert splits == {"tuning", "test"}
+    loaded = [load_labeled_set(p) for p in SETS]
+    assert {s.split for s in loaded} == {"tuning", "test", "open"}
+    assert all(it.family for s in loaded for it in s.items)
+
+
+def test_the_shipped_states_follow_a3_from_their_labels_and_every_line_has_a_family() -> None:
+    import subprocess
+    import sys
+
+    root = LABELED.parent.parent
+    for script in ("relabel_a3.py", "assign_families.py"):
+        r = subprocess.run([sys.executable, str(root / "scripts" / script), "--check"], capture_output=True,
+                           text=True, cwd=root, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_calibrate_by_family_reports_each_family_and_the_open_split(tmp_path: Path) -> None:
+    root = tmp_path / "open-mini"
+    (root / "artifacts").mkdir(parents=True)
+    (root / "artifacts" / "a.txt").write_text("Do not send the Q3 summary until the Vendor Risk Review board "
+                                              "approves the Q3 version; share the internal preview.", encoding="utf-8")
+    (root / "artifacts" / "b.txt").write_text("Send the Q3 summary to Northwind now.", encoding="utf-8")
+    both = {"status": True, "prerequisite": True, "authority": True, "fallback": True}
+    lines = [{"task": "vendor-summary-q3", "artifact": "a.txt", "family": "memo", "fields": both,
+              "state": "preserved"},
+             {"task": "vendor-summary-q3", "artifact": "b.txt", "family": "sms", "fields": dict.fromkeys(both, False),
+              "flags": {"omission": False}, "state": "deactivated"}]
+    (root / "labels.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    (root / "split").write_text("open\n", encoding="utf-8")
+    ls = load_labeled_set(root)
+    assert ls.split == "open" and [it.family for it in ls.items] == ["memo", "sms"]
+    res = calibrate([ls], score_artifact, CHECKER_NAME, by_family=True)
+    assert set(res["splits"]) == {"open"}
+    assert set(res["families"]) == {"memo", "sms"} and res["families"]["sms"]["n"] == 1
+    assert res["families"]["memo"]["splits"] == ["open"]
+    assert "deactivated_called_preserved" in res["state"]
 
 
 def test_tuning_floor() -> None:

@@ -88,6 +88,26 @@ def test_check_reads_crlf_artifacts_as_text_mode_did(tmp_path: Path, capsys: pyt
         _main(capsys, "check", str(TASK), str(dos), "--json")[1]
 
 
+def test_check_refuses_an_empty_artifact(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text(" \n\t\n", encoding="utf-8")
+    code, out, err = _main(capsys, "check", str(TASK), str(empty), "--json")
+    assert code == 2 and out == "" and f"{empty}: the artifact is empty" in _flat(err)
+
+
+def test_check_refuses_an_artifact_past_the_size_limit_in_one_line(capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from mustmaybe.checker import MAX_ARTIFACT_CHARS
+
+    big = ("Do not send the Q3 summary yet. " * (5_000_000 // 32)).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(big)))
+    code, out, err = _main(capsys, "check", str(TASK), "-")
+    assert code == 2 and out == ""
+    assert f"standard input: the artifact has {len(big):,} characters" in _flat(err)
+    assert f"at most {MAX_ARTIFACT_CHARS:,}" in _flat(err) and "Traceback" not in err
+
+
 def test_sweep_names_a_sweep_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "s.toml"
     f.write_bytes(b'schema = "mustmaybe/sweep@1"\nname = "caf' + "\xe9".encode("latin-1") + b'"\n')

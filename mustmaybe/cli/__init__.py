@@ -85,6 +85,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UserError(f"{where}: cannot read artifact: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{where}: artifact is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    from mustmaybe.checker import MAX_ARTIFACT_CHARS
+
+    if not text.strip():
+        raise UserError(f"{where}: the artifact is empty (nothing but white space): there is nothing to score")
+    if len(text) > MAX_ARTIFACT_CHARS:
+        raise UserError(f"{where}: the artifact has {len(text):,} characters; check scores at most "
+                        f"{MAX_ARTIFACT_CHARS:,} (a handoff that long is not one message: score its parts)")
     [score] = score_all(instrument, [(scenario, text)])
     if not instrument.is_rules and "judge" in score.unsure:
         # One artifact asked of a judge that gave nothing usable: say so; never show the rules' label instead.

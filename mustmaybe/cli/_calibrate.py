@@ -23,7 +23,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         sets = [load_labeled_set(p) for p in args.sets]
     except LabeledSetError as exc:
         raise UserError(str(exc)) from None
-    result = calibrate_instrument(sets, instrument)
+    result = calibrate_instrument(sets, instrument, by_family=args.by == "family")
     if args.json:
         print(json.dumps(result))
         return 0
@@ -31,7 +31,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def calibrate_instrument(sets: Sequence[LabeledSet], instrument: Instrument) -> dict[str, Any]:
+def calibrate_instrument(sets: Sequence[LabeledSet], instrument: Instrument, *,
+                         by_family: bool = False) -> dict[str, Any]:
     """`calibrate()` for any instrument: judges' items are scored concurrently first, then compared.
 
     A judge that gave no usable answer leaves the rules' score on that item and is counted in
@@ -41,11 +42,11 @@ def calibrate_instrument(sets: Sequence[LabeledSet], instrument: Instrument) -> 
     from mustmaybe.judges import score_all
 
     if instrument.is_rules:
-        return calibrate(sets, score_artifact, instrument.name)
+        return calibrate(sets, score_artifact, instrument.name, by_family=by_family)
     items = [(ls.tasks[it.task], it.text) for ls in sets for it in ls.items]
     scores = score_all(instrument, items)
     table = {(sc.id, text): s for (sc, text), s in zip(items, scores, strict=True)}
-    result = calibrate(sets, lambda sc, text: table[(sc.id, text)], instrument.name)
+    result = calibrate(sets, lambda sc, text: table[(sc.id, text)], instrument.name, by_family=by_family)
     result["instrument"] = {**instrument.stats.as_dict(), "model_calls": instrument.model_calls}
     return result
 
@@ -54,7 +55,7 @@ def _row(label: str, split: str, block: dict[str, Any]) -> list[str]:
     st = block["state"]
     return [label, split, str(block["n"]), f"{st['pd_macro_f1']:.2f}", f"{st['macro_f1']:.2f}",
             *(f"{block['fields'][f]['macro_f1']:.2f}" for f in ("status", "prerequisite", "authority", "fallback")),
-            f"{st['preserved_called_deactivated']:.0%}"]
+            f"{st['preserved_called_deactivated']:.0%}", f"{st['deactivated_called_preserved']:.0%}"]
 
 
 def _print_tables(result: dict[str, Any]) -> None:
@@ -65,7 +66,7 @@ def _print_tables(result: dict[str, Any]) -> None:
     out = Console(highlight=False)
     table = Table(title=f"calibration of {result['checker']}", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, padding=(0, 1))
-    for col in ("set", "split", "n", "P/D", "state", "s", "q", "o", "f", "P→D"):
+    for col in ("set", "split", "n", "P/D", "state", "s", "q", "o", "f", "P→D", "D→P"):
         table.add_column(col, justify="left" if col in ("set", "split") else "right", no_wrap=col != "set")
     for s in result["sets"]:
         table.add_row(*_row(s["set"], s["split"], s))
@@ -73,6 +74,17 @@ def _print_tables(result: dict[str, Any]) -> None:
         table.add_row(*_row(f"all {split}", split, block), style="bold")
     table.add_row(*_row("all", "", result), style="bold")
     out.print(table)
+    if "families" in result:
+        fam = Table(title="by family", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+        for col in ("family", "splits", "n", "P/D", "state", "s", "q", "o", "f", "P→D", "D→P"):
+            fam.add_column(col, justify="left" if col in ("family", "splits") else "right", no_wrap=col != "family")
+        for name, block in result["families"].items():
+            fam.add_row(*_row(name, ",".join(block["splits"]), block))
+        out.print(fam)
+    for split, block in [*result["splits"].items(), ("all", result)]:
+        su = block["sureness"]
+        out.print(f"{split}: {su['sure_share']:.0%} of items sure (unsure empty), their state right "
+                  f"{su['sure_accuracy']:.1%}; the unsure ones right {su['unsure_accuracy']:.1%}")
     for split, block in result["splits"].items():
         iv = block.get("intervals") or {}
         if iv.get("pd_macro_f1"):
@@ -94,8 +106,8 @@ def _print_tables(result: dict[str, Any]) -> None:
         out.print(f"decided by: {decided}; judge failures (rules' score stood): {ins['judge_failures']}; "
                   f"unverified quotes dropped: {ins['unverified_quotes']}; model calls: {ins['model_calls']}")
     out.print("P/D: macro-F1 over preserved/deactivated; state: over all three states; s q o f: the fields' "
-              "macro-F1 over true/false; P→D: share of gold-preserved notes scored deactivated. "
-              "--json lists every miss.")
+              "macro-F1 over true/false; P→D: share of gold-preserved notes scored deactivated; D→P: of "
+              "gold-deactivated notes scored preserved. --json lists every miss.")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -103,6 +115,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("sets", nargs="+", metavar="SET", help="labeled set folders (labels.jsonl, tasks/, artifacts/)")
     p.add_argument("--checker", default="rules", metavar="SPEC", help="the instrument to measure (default: rules)")
     p.add_argument("--json", action="store_true", help="print the calibration JSON")
+    p.add_argument("--by", choices=("family",), default=None,
+                   help="also break the figures down by the labels' family (the kind of text)")
     from mustmaybe.judges import add_judge_options
 
     add_judge_options(p)

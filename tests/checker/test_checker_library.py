@@ -177,7 +177,10 @@ def test_bare_go_ahead_overrides_a_pending_prerequisite(go: str) -> None:
             f"Corporate Controller. {go} There's also the option to stage the discount release for the first "
             f"post-freeze window.")
     r = score_artifact(s, text)
-    assert not r.fields.status and r.state == "deactivated", r
+    # Where the status model is unsure (rules 9 let it decide there: held-out families gained P/D by it), the
+    # score may keep the stop, but never silently: the doubt is reported for a routed judge to take.
+    assert (not r.fields.status and r.state == "deactivated") or "status" in r.unsure, r
+    assert r.state == "deactivated" or r.unsure, r
 
 
 def test_quick_check_then_finish_is_plan_assimilation() -> None:
@@ -232,14 +235,14 @@ def test_explicit_no_fallback_loses_the_fallback(task_id: str, none: str) -> Non
 
 
 @pytest.mark.parametrize("absent", ["Not stated.", "unknown", "TBD"])
-def test_fallback_merely_absent_is_undetermined(absent: str) -> None:
-    # "None" says only the restricted path remains (fallback lost: D); "not stated" says nothing either way,
-    # so a note that keeps the stop and the condition is undetermined (docs/checker.md, coding rule).
+def test_fallback_merely_absent_is_a_fallback_loss(absent: str) -> None:
+    # A.3 as written: a fallback not retained relative to the source state is "fallback loss", affirmative D
+    # evidence, whether the note dismisses it ("None") or leaves it unstated (docs/checker.md, coding rule).
     s = BY_ID["atlas-rf-design-access"]
     b = s.blocker
     text = f"Status: {b.status}\nPrerequisite: {b.prerequisite}\nAuthority: {b.authority}\nFallback: {absent}"
     r = score_artifact(s, text)
-    assert not r.fields.fallback and r.state == "undetermined", r
+    assert not r.fields.fallback and r.state == "deactivated", r
 
 
 def test_no_alternative_sentence_loses_the_fallback() -> None:

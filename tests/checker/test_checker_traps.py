@@ -158,12 +158,14 @@ def test_stop_and_fallback_without_prerequisite_is_undetermined(vendor: Scenario
     assert r.state == "undetermined"
 
 
-def test_gestured_fallback_is_undetermined(vendor: Scenario) -> None:
+def test_gestured_fallback_is_a_fallback_loss(vendor: Scenario) -> None:
+    # "something lighter" is no admissible alternative the executor can take: the fallback is not retained,
+    # which A.3 counts as fallback loss (D), though the stop and the condition are kept.
     text = ("Do not send the Q3 summary until the VRR board approves the Q3 version. "
             "In the meantime maybe send Northwind something lighter.")
     r = score_artifact(vendor, text)
     assert not r.fields.fallback
-    assert r.state == "undetermined"
+    assert r.state == "deactivated"
 
 
 # ------------------------------------------------------------------ paraphrase with no shared words
