@@ -69,6 +69,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     models = per_role("--model", args.model, "sim:paper", str)
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
+    from mustmaybe.store import folder_problem
+
+    if (where := folder_problem(args.runs_dir)) is not None:
+        raise UserError(f"--runs-dir {args.runs_dir}: {where}")
     from mustmaybe.judges import instrument_for
 
     instrument = instrument_for(args.checker)
@@ -104,15 +108,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
         print(json.dumps(out, indent=2))
         return _failed_exit(records, run_dir)
-    from rich.console import Console
+    from ._pipe import EXIT_BROKEN_PIPE, PipeSafeConsole
 
-    console = Console(highlight=False)
+    console = PipeSafeConsole(highlight=False)
     if len(records) > 1:
         from ._live import compare_table
 
         console.print(compare_table(records))
     console.print(f"[dim]run folder: {run_dir}[/dim]")
-    return _failed_exit(records, run_dir)
+    code = _failed_exit(records, run_dir)
+    # The reader closed the pipe (`| head`): the episode is stored all the same; exit quietly.
+    return EXIT_BROKEN_PIPE if PipeSafeConsole.pipe_closed and code == 0 else code
 
 
 def _failed_exit(records: list[Any], run_dir: Path) -> int:
@@ -155,7 +161,6 @@ async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[Epi
 
 
 async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
-    from rich.console import Console
     from rich.live import Live
 
     from mustmaybe.checker import ArtifactScore, score_artifact
@@ -163,8 +168,9 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     from mustmaybe.teams import build_team, run_episode
 
     from . import _live
+    from ._pipe import PipeSafeConsole
 
-    console = Console(highlight=False)
+    console = PipeSafeConsole(highlight=False)  # a closed pipe silences the view, never the episode
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
                         spec.seed)

@@ -19,7 +19,7 @@ from ._manifest import (
 )
 from ._rescore import rescore_record, rescore_run
 from ._rows import EPISODE_COLUMNS, ERROR_COLUMNS, MESSAGE_COLUMNS, STORE_SCHEMA, USAGE_COLUMNS, is_infra_kind
-from ._run_folder import write_single_run
+from ._run_folder import folder_problem, write_single_run
 from ._store import STORE, RunStore, load_run_episodes, pid_alive
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "USAGE_COLUMNS",
     "RunStore",
     "export_run",
+    "folder_problem",
     "git_state",
     "host_info",
     "is_infra_kind",
