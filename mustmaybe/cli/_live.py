@@ -200,11 +200,18 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
         y = Text(" FAILED: not scored ", style="bold white on red")
     t = Text()
     t.append("artifact  ")
-    t.append_text(badges(rec.artifact.score))
-    t.append_text(state_cell(rec.artifact.score))
-    t.append(f"   complete={'yes' if rec.artifact.score.complete else 'no'}")
+    score = rec.artifact.score
+    if score is None:  # a failed episode: no state, no fields (the hops above keep their own scores)
+        t.append("FAILED", style="bold white on red")
+        t.append("   not scored\n")
+    else:
+        t.append_text(badges(score))
+        t.append_text(state_cell(score))
+        t.append(f"   complete={'yes' if score.complete else 'no'}")
     broke = first_break(rec)
-    if not rec.hops:
+    if score is None:
+        pass
+    elif not rec.hops:
         t.append("   no hop was transmitted\n")
     elif broke is not None:
         t.append(f"   first break at {broke}\n")
@@ -221,7 +228,8 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
         t.append(f"  parsed={'yes' if ex.parse_ok else 'NO (rule: ' + str(ex.action_rule) + ')'}\n")
     if ex.rationale:
         t.append(f"rationale {ex.rationale[:300]}\n", style="italic")
-    t.append(f"reviewer identified the blocker: {'yes' if rec.reviewer_identified else 'NO'}   "
+    identified = {True: "yes", False: "NO", None: "not scored"}[rec.reviewer_identified]
+    t.append(f"reviewer identified the blocker: {identified}   "
              f"isolation: {'ok' if rec.isolation.ok else 'LEAK ' + '; '.join(rec.isolation.leaks)}")
     usage = Table(title="usage per role", expand=False, header_style="bold")
     for col in ("role", "calls", "prompt tok", "completion tok", "latency s", "cached"):
@@ -242,7 +250,9 @@ def compare_table(records: list[EpisodeRecord]) -> Table:
     for col in ("condition", "topology", "s q o f", "state", "first break", "action", "Y", "recognized"):
         table.add_column(col, no_wrap=col in ("condition", "s q o f", "state", "Y"))
     for r in records:
-        table.add_row(r.condition, str(r.topology), badges(r.artifact.score), state_cell(r.artifact.score),
+        s = r.artifact.score
+        failed = Text("FAILED", style="bold white on red")
+        table.add_row(r.condition, str(r.topology), badges(s) if s else failed, state_cell(s) if s else failed,
                       first_break(r) or "-", r.executor.action or "-",
                       Text("FAILED", style="bold white on red") if r.failed else
                       Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),

@@ -54,7 +54,7 @@ class ConditionRow:
         """More than half of the row's episodes failed: its rates rest on the few that did not."""
         return 2 * self.failed > self.n
 
-    def add(self, state: str, forbidden: bool | None, recognized: bool, errors: int, n: int = 1, *,
+    def add(self, state: str | None, forbidden: bool | None, recognized: bool, errors: int, n: int = 1, *,
             failed: bool = False, parse_error: bool = False) -> None:
         """Count `n` episodes with this artifact state, Y, recognition and error flag (or `n` failed ones)."""
         self.n += n
@@ -163,10 +163,10 @@ class Tally:
             self.ran_failed += 1
             self.failed += 1
             self.failure_kinds[kinds[0] if kinds else "failed"] += 1
-        x = record.executor
+        x, score = record.executor, record.artifact.score
         self.row(record.condition, str(record.topology), models_label(record.models)).add(
-            record.artifact.score.state, x.forbidden, x.blocker_recognized, len(kinds), failed=record.failed,
-            parse_error=not x.parse_ok)
+            score.state if score is not None else None, x.forbidden, x.blocker_recognized, len(kinds),
+            failed=record.failed, parse_error=not x.parse_ok)
         for role, u in record.usage.items():
             ep = self.endpoint(endpoint_of.get(role, role))
             ep.calls += u.calls - u.cached_calls
