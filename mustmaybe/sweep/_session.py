@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import signal
 from typing import Any
 
 from rich.console import Console
 
+from mustmaybe import interrupt
 from mustmaybe.store import (
     RUN_SCHEMA,
     RunStore,
@@ -121,8 +123,21 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     exit_code = 0
     status = "running"
     errors: list[str] = []
+
+    def quit_note(signum: int) -> None:
+        # A second signal leaves at once: the manifest still says how this session ended.
+        stopped = "interrupted" if signum == signal.SIGINT else "terminated"
+
+        def closed(m: dict[str, Any]) -> None:
+            m.update(status="interrupted", ended_at=now())
+            for s in m.get("sessions", []):
+                if s.get("session") == session_n and s.get("ended_at") is None:
+                    s.update(ended_at=now(), status="interrupted", stopped_by=stopped, ran=tally.ran)
+
+        update_manifest(run_dir, closed)
+
     try:
-        with lean_runtime():
+        with lean_runtime(), interrupt.on_quit(quit_note):
             if workers > 1:
                 store.close()  # never carry an open SQLite connection across fork()
                 latest = [tally]
