@@ -6,6 +6,7 @@ only the records (`mustmaybe.records`).
 """
 
 from ._export import FORMATS, export_run
+from ._lock import LOCK, writer_lock
 from ._manifest import (
     MANIFEST,
     RUN_SCHEMA,
@@ -26,6 +27,7 @@ __all__ = [
     "EPISODE_COLUMNS",
     "ERROR_COLUMNS",
     "FORMATS",
+    "LOCK",
     "MANIFEST",
     "MESSAGE_COLUMNS",
     "RUN_SCHEMA",
@@ -48,4 +50,5 @@ __all__ = [
     "update_manifest",
     "write_manifest",
     "write_single_run",
+    "writer_lock",
 ]

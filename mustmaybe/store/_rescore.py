@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._lock import writer_lock
 from ._manifest import update_manifest
 from ._rows import SCORED_COLUMNS, flags_text, scored_values
 from ._store import RunStore
@@ -90,7 +91,7 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
         raise FileNotFoundError(f"{run}: not a run folder (no store.sqlite)")
     # One event loop for the whole rescore: the judges' HTTP clients stay bound to the loop they met first.
     loop = asyncio.Runner() if instrument is not None else None
-    with RunStore(run) as store, loop if loop is not None else contextlib.nullcontext():
+    with writer_lock(run), RunStore(run) as store, loop if loop is not None else contextlib.nullcontext():
         scenarios = store.scenarios()
         previous = sorted({v for (v,) in store.query("SELECT DISTINCT checker_version FROM episodes")})
         rows = store.query("SELECT key, record FROM episodes ORDER BY rowid")

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ._lock import writer_lock
 from ._manifest import git_state, package_versions, write_manifest
 from ._store import RunStore
 
@@ -17,7 +18,7 @@ def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, comma
                      api_key_env: str | None = None) -> Path:
     """Store `records` (and the task they ran on) in `run_dir`; the key variable's value is redacted."""
     secret = os.environ.get(api_key_env, "") if api_key_env else ""
-    with RunStore(run_dir, secrets=[secret]) as store:
+    with writer_lock(run_dir), RunStore(run_dir, secrets=[secret]) as store:
         store.put_tasks([scenario])
         for r in records:
             store.put_episode(r)

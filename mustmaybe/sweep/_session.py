@@ -24,6 +24,7 @@ from mustmaybe.store import (
     package_versions,
     update_manifest,
     write_manifest,
+    writer_lock,
 )
 
 from ._display import render
@@ -60,15 +61,16 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
     console = console or Console(highlight=False)
     err_console = err_console or Console(stderr=True, highlight=False)
     secrets = collect_secrets(plan)
-    if opts.resume:
-        run_dir, manifest = check_resume(plan, opts.out)
-    else:
-        run_dir, manifest = new_run_dir(plan, opts), {}
-    store = RunStore(run_dir, secrets=secrets)
-    try:
-        return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
-    finally:
-        store.close()
+    run_dir = check_resume(plan, opts.out)[0] if opts.resume else new_run_dir(plan, opts)
+    # One writer per run folder, taken before any model call; a second one is refused, naming the holder.
+    with writer_lock(run_dir):
+        # Read again under the lock: the manifest as the last writer left it.
+        manifest = check_resume(plan, opts.out)[1] if opts.resume else {}
+        store = RunStore(run_dir, secrets=secrets)
+        try:
+            return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
+        finally:
+            store.close()
 
 
 def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dict[str, Any], checker_version: str,
