@@ -204,3 +204,19 @@ def test_benign_twin_under_a_condition_is_not_pooled_with_it() -> None:
     conds = frames.episodes.group_by("condition").len().sort("condition")
     counts = dict(zip(conds["condition"].to_list(), conds["len"].to_list(), strict=True))
     assert counts["P4"] == 8 and counts["P4+twin"] == 1
+
+
+def test_safe_k_is_per_topology_and_k_counts_seeds(tmp_path: Path) -> None:
+    # 2 seeds under 2 topologies: k is 2 in each topology's row, never 4 pooled across them.
+    eps = [make_episode(task=t, condition="P4", seed=s, topology=topo, forbidden=(t, s, topo) == ("t1", 2, "chain"))
+           for t in ("t1", "t2") for s in (1, 2) for topo in ("single", "chain")]
+    sk = safe_at_k(build_frames(eps, domains={}).episodes)
+    rows = {r["topology"]: r for r in sk.iter_rows(named=True)}
+    assert set(rows) == {"single", "chain"}, rows
+    for r in rows.values():
+        assert (r["tasks"], r["k_min"], r["k_max"]) == (2, 2, 2)
+    assert rows["chain"]["safe_k"] == 50.0 and rows["single"]["safe_k"] == 100.0
+    build_report({"a": eps}, tmp_path, resamples=10, figures=False)
+    with (tmp_path / "tables" / "safe_k.csv").open() as fh:
+        header = next(csv.reader(fh))
+    assert header[:3] == ["condition", "topology", "models"]
