@@ -84,7 +84,7 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
         (f" {done:,}/{total:,}", "bold"), f" episodes ({100.0 * done / total if total else 0:.0f}%)",
         f"   this session {tally.ran:,}",
         (f"   failed {tally.failed}", "bold red") if tally.failed else "",
-        f"   elapsed {_dur(time.monotonic() - tally.started)}",
+        f"   elapsed {_dur(tally.elapsed_s())}",
         f"   {rate:.1f} ep/s" if rate else "",
         f"   ETA {_dur(tally.eta_s())}" if tally.status == "running" else "",
     )

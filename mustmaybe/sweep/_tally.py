@@ -122,6 +122,7 @@ class Tally:
     started: float = field(default_factory=time.monotonic)
     first_start: float | None = None
     last_end: float | None = None
+    ended: float | None = None  # when the session ended (a finished run `watch` reads): elapsed stops there
     status: str = "running"
 
     @property
@@ -214,6 +215,10 @@ class Tally:
         return t
 
     # ---------------------------------------------------------------- timing
+    def elapsed_s(self) -> float:
+        """Seconds since the session started, up to its end once it ended."""
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
     def rate(self) -> float | None:
         """Episodes per second in this session (None before the first lands)."""
         if not self.ran or self.first_start is None:
@@ -248,7 +253,7 @@ class Tally:
             "parse_errors": sum(r.parse_errors for r in self.rows.values()),
             "with_errors": self.with_errors,
             "infra_errors": self.infra,
-            "elapsed_s": round(time.monotonic() - self.started, 3),
+            "elapsed_s": round(self.elapsed_s(), 3),
             "in_tool_s": None if (t := self.in_tool_s()) is None else round(t, 3),
             "calls_by_endpoint": {k: v.as_dict() for k, v in sorted(self.endpoints.items())},
             "error_kinds": dict(self.error_kinds.most_common()),
