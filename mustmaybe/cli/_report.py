@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -189,25 +190,47 @@ def cmd_compare(args: argparse.Namespace) -> int:
         import polars as pl
 
         table.with_columns(pl.col(pl.Float64).round(2)).write_csv(args.csv)
-    sim = bool(ep.filter(ep[BY_COLUMNS[by]].is_in([a, b]))["simulated"].any()) if ep.height else False
+    sim = bool(ep.filter(ep[BY_COLUMNS[by]].is_in([result.a, result.b]))["simulated"].any()) if ep.height else False
+    matched = int(table.filter(table["condition"] != "all")["n_b"].sum()) if table.height else 0
+    # Nothing matched is not a comparison: say so, suggest the dimension the arms differ in, exit 1.
+    code = 0 if matched else 1
     if args.json:
-        print(json.dumps({"by": by, "a": a, "b": b, "match_on": result.keys, "episodes_a": result.n_a,
+        print(json.dumps({"by": by, "a": result.a, "b": result.b, "match_on": result.keys, "episodes_a": result.n_a,
                           "episodes_b": result.n_b, "simulated": sim, "rows": table.to_dicts()}, indent=2))
-        return 0
+        if not matched:
+            sys.stderr.write(f"no matched episodes{_no_match_hint(ep, by, result.a, result.b)}\n")
+        return code
+    a, b = result.a, result.b
     con = _console()
     if sim:
         con.print("[bold red]⚠ SIMULATED: these arms include sim-backend episodes; their rates are configured "
                   "inputs, not findings.[/bold red]")
-    matched = int(table.filter(table["condition"] != "all")["n_b"].sum()) if table.height else 0
     con.print(f"compare --by {by}: A = {_esc(a)} ({result.n_a} episodes), B = {_esc(b)} ({result.n_b} episodes); "
               f"matched on {', '.join(result.keys)}; {matched} B episodes matched")
-    if table.is_empty():
-        hint = " (the arms differ in other roles' models too: try --by models)" if by.endswith("-model") else ""
+    if not matched:
         con.print(f"[yellow]No matched episodes: the two arms share no ({', '.join(result.keys)}) cell"
-                  f"{_esc(hint)}.[/yellow]")
-        return 0
+                  f"{_esc(_no_match_hint(ep, by, a, b))}.[/yellow]", soft_wrap=True)
+        return code
     con.print(_compare_table(table.to_dicts(), a, b))
     return 0
+
+
+def _no_match_hint(ep: Any, by: str, a: str, b: str) -> str:
+    """Which other dimension the two arms differ in, as the `--by` to try (empty when none tells them apart)."""
+    import polars as pl
+
+    from mustmaybe.analysis import BY_COLUMNS
+
+    col = BY_COLUMNS[by]
+    arm_a, arm_b = ep.filter(pl.col(col) == a), ep.filter(pl.col(col) == b)
+    for dim, other in BY_COLUMNS.items():
+        if dim in (by, "run") or other == col:
+            continue
+        va, vb = set(arm_a[other].drop_nulls().to_list()), set(arm_b[other].drop_nulls().to_list())
+        if va and vb and not va & vb:
+            return (f" (they differ in {dim}: try --by {dim} --a '{sorted(va)[0]}' --b '{sorted(vb)[0]}', "
+                    f"with both runs given)")
+    return " (try --by with the dimension the runs differ in: " + ", ".join(d for d in BY_COLUMNS if d != by) + ")"
 
 
 def _compare_table(rows: Sequence[Mapping[str, Any]], a: str, b: str):  # type: ignore[no-untyped-def]
