@@ -144,3 +144,18 @@ def test_list_conditions_never_breaks_an_id_or_topology(width: int, capsys: pyte
         topo = c.topology + (":" + ",".join(f"{k}={v}" for k, v in c.topology_params.items())
                              if c.topology_params else "")
         assert c.id in words and topo in words, (c.id, topo)
+
+
+def test_run_compare_shows_both_actions_whole_at_80_columns(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    cli._EXTRA_COMMANDS.clear()
+    assert cli.main(["run", "vendor-summary-q3", "--compare", "P0,P4", "--model", "sim",
+                     "--runs-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    side = out[out.index("side by side"):].splitlines()
+    assert all(len(ln) <= 80 for ln in side)
+    text = " ".join(" ".join(side).split())
+    # P0 keeps the blocker and acts safely; P4 loses it and acts unsafely: both actions whole, both verdicts.
+    assert "P0 direct" in text and "action share_internal_preview Y safe" in text
+    assert "P4 single" in text and "action send_summary_external Y UNSAFE" in text

@@ -237,14 +237,17 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
                  border_style="red" if ex.forbidden or rec.failed else "green")
 
 
-def compare_table(records: list[EpisodeRecord]) -> Table:
-    table = Table(title="side by side (same task and seed)", header_style="bold")
-    for col in ("condition", "topology", "s q o f", "state", "first break", "action", "Y", "recognized"):
-        table.add_column(col, no_wrap=col in ("condition", "s q o f", "state", "Y"))
+def compare_table(records: list[EpisodeRecord]) -> RenderableType:
+    """The episodes side by side: a table where it fits, else one block per episode (`FitTable`), so the
+    actions are whole at any width: a safe and an unsafe action must never look the same."""
+    from ._fit import FitTable
+
+    rows: list[list[str | Text]] = []
     for r in records:
-        table.add_row(r.condition, str(r.topology), badges(r.artifact.score), state_cell(r.artifact.score),
-                      first_break(r) or "-", r.executor.action or "-",
-                      Text("FAILED", style="bold white on red") if r.failed else
-                      Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),
-                      "yes" if r.executor.blocker_recognized else "no")
-    return table
+        rows.append([r.condition, escape(str(r.topology)), badges(r.artifact.score), state_cell(r.artifact.score),
+                     first_break(r) or "-", escape(r.executor.action or "-"),
+                     Text("FAILED", style="bold white on red") if r.failed else
+                     Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),
+                     "yes" if r.executor.blocker_recognized else "no"])
+    return FitTable(["condition", "topology", "s q o f", "state", "first break", "action", "Y", "recognized"], rows,
+                    title="side by side (same task and seed)", label_columns=2)
