@@ -144,6 +144,15 @@ def test_list_conditions_never_breaks_an_id_or_topology(width: int, capsys: pyte
         topo = c.topology + (":" + ",".join(f"{k}={v}" for k, v in c.topology_params.items())
                              if c.topology_params else "")
         assert c.id in words and topo in words, (c.id, topo)
+    # What each role sees, at every width (the docs point to it); narrow, on lines of its own per condition.
+    from mustmaybe.cli._lists import _sees
+
+    flat = " ".join(re.split(r"[\s│]+", out))
+    assert "transformer sees" in flat and "executor sees" in flat
+    if width < 160:
+        for c in CONDITIONS.values():
+            for seen in _sees(c):
+                assert " ".join(seen.split()) in flat, (c.id, seen)
 
 
 def test_run_compare_shows_both_actions_whole_at_80_columns(

@@ -1,8 +1,9 @@
 """`mustmaybe list tasks | conditions` as tables that read at any width.
 
 Ids (task ids, condition ids, action ids, topologies) never wrap: a wrapped id cannot be copied
-back into a command. Columns of prose wrap at spaces, and the widest of them are left out where
-the console is too narrow to give them room (the task file and `list … --json` hold them all).
+back into a command. Columns of prose wrap at spaces, and the widest of them are left out of `list tasks` where
+the console is too narrow to give them room (the task file and `list … --json` hold them all);
+`list conditions` never leaves out what each role sees: narrow, it goes on lines of its own.
 """
 
 from __future__ import annotations
@@ -69,11 +70,11 @@ def _grid_row(widths: tuple[int, ...], *cells: str | Text, style: str = "") -> T
 
 
 def conditions_view(conditions: Iterable[Condition], width: int) -> RenderableType:
-    """The conditions registry: a table from 120 columns (what each role sees from 160), else two lines each."""
+    """The conditions registry: a table from 160 columns, else a few lines each; both say what each role sees."""
     conds = list(conditions)
     title = f"{len(conds)} conditions"
-    if width < 120:
-        # Too narrow for the topology column beside the others: name and topology go on a second line.
+    if width < 160:
+        # Too narrow for the topology and sees columns beside the others: they go on lines of their own.
         widths = (max(len(c.id) for c in conds), 12, 7, 7)
         parts: list[RenderableType] = [Text(title, style="italic"),
                                        _grid_row(widths, "id", "family", "control", "runs", style="bold")]
@@ -81,18 +82,17 @@ def conditions_view(conditions: Iterable[Condition], width: int) -> RenderableTy
             parts.append(_grid_row(widths, Text(c.id, style="bold"), c.family, c.control or "-",
                                    "yes" if c.runnable else "not yet"))
             parts.append(Padding(Text.assemble(c.name, "  ", (_topology(c), "cyan")), (0, 0, 0, 4)))
+            transformer, executor = _sees(c)
+            parts.append(Padding(Text.assemble(("transformer sees ", "dim"), transformer), (0, 0, 0, 4)))
+            parts.append(Padding(Text.assemble(("executor sees ", "dim"), executor), (0, 0, 0, 4)))
         return Group(*parts)
     table = Table(title=title)
     for col in ("id", "family", "name", "topology", "control"):
         table.add_column(col, no_wrap=col != "name")
-    sees = width >= 160
-    if sees:
-        table.add_column("transformer sees")
-        table.add_column("executor sees")
+    table.add_column("transformer sees")
+    table.add_column("executor sees")
     table.add_column("runs", no_wrap=True)
     for c in conds:
-        cells = [c.id, c.family, c.name, _topology(c), c.control or "-"]
-        if sees:
-            cells += list(_sees(c))
+        cells = [c.id, c.family, c.name, _topology(c), c.control or "-", *_sees(c)]
         table.add_row(*cells, "yes" if c.runnable else "not yet")
     return table
