@@ -43,7 +43,7 @@ def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
 
 
 class Legend:
-    """One line that explains the badges, worded to fit the width it is given."""
+    """What the view's marks mean: the badges, `ret` and the flags, and the drift strip, worded to the width."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         wide = options.max_width >= 100
@@ -58,6 +58,14 @@ class Legend:
             t.append(" " + mark, style=f"bold {style}")
             t.append(f" {meaning}", style="dim")
         yield t
+        yield Text.assemble(("ret", "bold"), (" retention score 0–1 (the mean of five retention indicators)  ", "dim"),
+                            ("flags", "bold"), (" weakening found: " + ", ".join(FLAG_NAMES), "dim"))
+        yield Text.assemble(("drift", "bold"), (" one bar per carried stage: its height is the stage's retention "
+                                                "score (▁ is 0.00), its colour and letter the stage's state. The "
+                                                "report's drift curve plots % of episodes P at each stage.", "dim"))
+
+
+FLAG_NAMES = ("caveat", "later check", "omission", "assumed authorization")
 
 
 def legend() -> Legend:
@@ -79,16 +87,29 @@ def drift_curve(stages: Sequence[Stage]) -> Text:
 
     A stage is what a step passes on toward the executor (records/_stages.py): a chain's handoff, a
     consensus round's whole thread, the coordinator's summary, the plan. A peer's single line is not one.
+    The lowest bar is 0.00, drawn (a blank would read as a missing stage).
     """
-    blocks = " ▁▂▃▄▅▆▇█"
+    blocks = "▁▂▃▄▅▆▇█"
     t = Text("drift  ")
     for st in stages:
         r = st.score.retention_score
-        t.append(blocks[min(8, round(r * 8))] * 2, style=_STATE[st.score.state][1])
+        t.append(blocks[min(7, max(0, round(r * 7)))] * 2, style=_STATE[st.score.state][1])
         t.append(" ")
     if stages:
-        t.append("  " + " → ".join(f"{st.label} {st.score.retention_score:.2f}" for st in stages), style="dim")
+        t.append("  " + " → ".join(f"{st.label} {_STATE[st.score.state][0]} {st.score.retention_score:.2f}"
+                                   for st in stages), style="dim")
     return t
+
+
+def round_note(stages: Sequence[Stage], hops: Sequence[Hop]) -> Text | None:
+    """Why a consensus round can stay P while its peer lines are D, when that happens in this episode."""
+    state = {h.index: h.score.state for h in hops}
+    held = [st.label for st in stages if st.kind == "round" and st.score.state == "preserved"
+            and any(state.get(i) != "preserved" for i in st.hops if i != 0)]
+    if not held:
+        return None
+    return Text(f"{' and '.join(held)}: a round is scored as the whole thread its next reader sees, the reviewer's "
+                "statement included, so it stays P while a single peer line alone reads D.", style="dim italic")
 
 
 def first_break(rec: EpisodeRecord) -> str | None:
@@ -187,8 +208,11 @@ def header(task: str, condition: str, topology: str, models: dict[str, str], sim
 def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] | None = None) -> RenderableType:
     """The panel: the hops so far, the drift curve over their carried stages (the one-hop stages when
     `stages` is not given), the legend and a status line."""
-    curve = drift_curve(stages_of(hops, []) if stages is None else stages)
-    return Panel(Group(head, HopsView(hops), curve, legend(), Text(status, style="dim")),
+    carried = stages_of(hops, []) if stages is None else stages
+    note = round_note(carried, hops)
+    parts: list[RenderableType] = [head, HopsView(hops), drift_curve(carried), *([note] if note else []), legend(),
+                                   Text(status, style="dim")]
+    return Panel(Group(*parts),
                  title="mustmaybe run", border_style="blue")
 
 
