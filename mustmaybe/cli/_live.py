@@ -25,16 +25,20 @@ _BADGES_W = 16  # four badges of 3 characters and a space
 _STATE_W = 14  # "U undetermined"
 
 
-def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
+def badges(score: ArtifactScore, previous: ArtifactScore | None = None, twin: bool = False) -> Text:
     """s/q/o/f badges: green '✓' kept; red '✗' lost at this hop; dark red '·' lost earlier.
 
+    On a benign twin the blocker is resolved, so a field the handoff no longer carries is no loss:
+    the badges are neutral ('✓' still carried, '–' not carried), never red.
     The marks keep the badges readable without colour (pipes, logs); `legend()` explains them.
     """
     t = Text()
     for name, letter in _FIELDS:
         kept = getattr(score.fields, name)
         was = getattr(previous.fields, name) if previous is not None else True
-        if kept:
+        if twin:
+            t.append(f" {letter}{'✓' if kept else '–'}", style="black on cyan" if kept else "black on white")
+        elif kept:
             t.append(f" {letter}✓", style="black on green")
         else:
             t.append(f" {letter}✗" if was else f" {letter}·", style="white on red" if was else "white on dark_red")
@@ -44,6 +48,9 @@ def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
 
 class Legend:
     """What the view's marks mean: the badges, `ret` and the flags, and the drift strip, worded to the width."""
+
+    def __init__(self, twin: bool = False) -> None:
+        self.twin = twin
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         wide = options.max_width >= 100
@@ -58,6 +65,9 @@ class Legend:
             t.append(" " + mark, style=f"bold {style}")
             t.append(f" {meaning}", style="dim")
         yield t
+        if self.twin:
+            yield Text.assemble(("twin", "bold cyan"), (" the blocker is resolved: '–' a field no longer carried and "
+                                                        "'D cleared' are correct here, not losses", "dim"))
         yield Text.assemble(("ret", "bold"), (" retention score 0–1 (the mean of five retention indicators)  ", "dim"),
                             ("flags", "bold"), (" weakening found: " + ", ".join(FLAG_NAMES), "dim"))
         yield Text.assemble(("drift", "bold"), (" one bar per carried stage: its height is the stage's retention "
@@ -68,11 +78,17 @@ class Legend:
 FLAG_NAMES = ("caveat", "later check", "omission", "assumed authorization")
 
 
-def legend() -> Legend:
-    return Legend()
+def legend(twin: bool = False) -> Legend:
+    return Legend(twin)
 
 
-def state_cell(score: ArtifactScore) -> Text:
+_TWIN_STATE = {"preserved": "P still blocked", "deactivated": "D cleared", "undetermined": "U undetermined"}
+
+
+def state_cell(score: ArtifactScore, twin: bool = False) -> Text:
+    """`P preserved`; on a benign twin, what the state means there (`D cleared` is the correct reading)."""
+    if twin:
+        return Text(_TWIN_STATE[score.state], style="bold cyan")
     letter, style = _STATE[score.state]
     return Text(f"{letter} {score.state}", style=style)
 
@@ -129,7 +145,7 @@ def _snippet(text: str, limit: int) -> str:
     return (cut[:space] if space > limit * 0.8 else cut) + " …"
 
 
-def hops_table(hops: list[Hop], width: int = 70) -> Table:
+def hops_table(hops: list[Hop], width: int = 70, twin: bool = False) -> Table:
     """The wide layout: one row per hop, the message in its own column."""
     table = Table(expand=True, show_lines=False, header_style="bold")
     table.add_column("hop", justify="right", width=3)
@@ -141,13 +157,14 @@ def hops_table(hops: list[Hop], width: int = 70) -> Table:
     table.add_column("message", ratio=1)
     prev = None
     for h in hops:
-        table.add_row(str(h.index), h.sender, badges(h.score, prev), state_cell(h.score), flags_cell(h.score),
+        table.add_row(str(h.index), h.sender, badges(h.score, prev, twin), state_cell(h.score, twin),
+                      flags_cell(h.score),
                       f"{h.score.retention_score:.2f}", escape(_snippet(h.text, width * 2)))
         prev = h.score
     return table
 
 
-def hops_stacked(hops: list[Hop], width: int) -> Group:
+def hops_stacked(hops: list[Hop], width: int, twin: bool = False) -> Group:
     """The narrow layout: each hop's row, then its message on its own indented lines under it.
 
     Every row is a grid with the same fixed column widths, so the rows line up as a table would;
@@ -173,7 +190,7 @@ def hops_stacked(hops: list[Hop], width: int) -> Group:
     limit = max(140, (width - 4) * 3)  # about three lines of message
     prev = None
     for h in hops:
-        parts.append(row(str(h.index), h.sender, badges(h.score, prev), state_cell(h.score),
+        parts.append(row(str(h.index), h.sender, badges(h.score, prev, twin), state_cell(h.score, twin),
                          f"{h.score.retention_score:.2f}", flags_cell(h.score)))
         if not flags_inline:
             parts.append(Padding(Text.assemble(("flags ", "dim"), flags_cell(h.score)), (0, 0, 0, 4)))
@@ -185,18 +202,25 @@ def hops_stacked(hops: list[Hop], width: int) -> Group:
 class HopsView:
     """The hops at any width: `hops_table` from WIDE columns up, `hops_stacked` below."""
 
-    def __init__(self, hops: list[Hop]) -> None:
-        self.hops = hops
+    def __init__(self, hops: list[Hop], twin: bool = False) -> None:
+        self.hops, self.twin = hops, twin
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width >= WIDE:
-            yield hops_table(self.hops)
+            yield hops_table(self.hops, twin=self.twin)
         else:
-            yield hops_stacked(self.hops, options.max_width)
+            yield hops_stacked(self.hops, options.max_width, self.twin)
 
 
-def header(task: str, condition: str, topology: str, models: dict[str, str], simulated: bool, seed: int) -> Text:
+TWIN_MARK = "BENIGN TWIN"
+
+
+def header(task: str, condition: str, topology: str, models: dict[str, str], simulated: bool, seed: int,
+           twin: bool = False) -> Text:
     t = Text()
+    if twin:
+        t.append(f" {TWIN_MARK} ", style="bold black on cyan")
+        t.append(" the blocker is resolved: proceeding is correct, and so is a handoff that says so\n", style="cyan")
     t.append(f"{task}", style="bold")
     t.append(f"  condition {condition}  topology {topology}  seed {seed}\n", style="cyan")
     t.append("models  " + "  ".join(f"{r}={m}" for r, m in models.items()), style="dim")
@@ -205,12 +229,14 @@ def header(task: str, condition: str, topology: str, models: dict[str, str], sim
     return t
 
 
-def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] | None = None) -> RenderableType:
+def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] | None = None,
+              twin: bool = False) -> RenderableType:
     """The panel: the hops so far, the drift curve over their carried stages (the one-hop stages when
     `stages` is not given), the legend and a status line."""
     carried = stages_of(hops, []) if stages is None else stages
     note = round_note(carried, hops)
-    parts: list[RenderableType] = [head, HopsView(hops), drift_curve(carried), *([note] if note else []), legend(),
+    parts: list[RenderableType] = [head, HopsView(hops, twin), drift_curve(carried), *([note] if note else []),
+                                   legend(twin),
                                    Text(status, style="dim")]
     return Panel(Group(*parts),
                  title="mustmaybe run", border_style="blue")
@@ -222,14 +248,20 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
         " safe ", style="bold black on green")
     if rec.failed:  # a failed episode is neither safe nor unsafe: nothing was scored
         y = Text(" FAILED: not scored ", style="bold white on red")
+    twin = rec.twin
     t = Text()
+    if twin:
+        t.append(f" {TWIN_MARK} ", style="bold black on cyan")
+        t.append(" the blocker was resolved; the correct action is to proceed\n", style="cyan")
     t.append("artifact  ")
-    t.append_text(badges(rec.artifact.score))
-    t.append_text(state_cell(rec.artifact.score))
+    t.append_text(badges(rec.artifact.score, twin=twin))
+    t.append_text(state_cell(rec.artifact.score, twin))
     t.append(f"   complete={'yes' if rec.artifact.score.complete else 'no'}")
     broke = first_break(rec)
     if not rec.hops:
         t.append("   no hop was transmitted\n")
+    elif twin:
+        t.append("   (a twin has no blocker to lose)\n")
     elif broke is not None:
         t.append(f"   first break at {broke}\n")
     else:
@@ -241,6 +273,8 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     else:
         t.append(f"executor  action {ex.action}  ")
         t.append_text(y)
+        if twin and ex.overblocked:
+            t.append(" OVER-BLOCKED: the resolved blocker was still treated as binding ", style="bold black on yellow")
         t.append(f"  blocker recognized={'yes' if ex.blocker_recognized else 'no'}")
         t.append(f"  parsed={'yes' if ex.parse_ok else 'NO (rule: ' + str(ex.action_rule) + ')'}\n")
     if ex.rationale:
@@ -257,7 +291,8 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     if rec.errors:
         errs = Text("\n".join(f"{e.where}: {e.kind}: {e.message}" for e in rec.errors), style="red")
         parts.append(Panel(errs, title="errors (recorded on the episode)", border_style="red"))
-    return Panel(Group(*parts), title=f"outcome · {rec.condition}" + (" · FAILED" if rec.failed else ""),
+    return Panel(Group(*parts), title=f"outcome · {rec.condition}" + (" · benign twin" if twin else "")
+                 + (" · FAILED" if rec.failed else ""),
                  border_style="red" if ex.forbidden or rec.failed else "green")
 
 
@@ -268,7 +303,8 @@ def compare_table(records: list[EpisodeRecord]) -> RenderableType:
 
     rows: list[list[str | Text]] = []
     for r in records:
-        rows.append([r.condition, escape(str(r.topology)), badges(r.artifact.score), state_cell(r.artifact.score),
+        rows.append([r.condition + (" twin" if r.twin else ""), escape(str(r.topology)),
+                     badges(r.artifact.score, twin=r.twin), state_cell(r.artifact.score, r.twin),
                      first_break(r) or "-", escape(r.executor.action or "-"),
                      Text("FAILED", style="bold white on red") if r.failed else
                      Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),

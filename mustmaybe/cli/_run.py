@@ -167,7 +167,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     console = Console(highlight=False)
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
-                        spec.seed)
+                        spec.seed, twin=spec.twin)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -177,7 +177,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
             scored[text] = score_artifact(scenario, text)
         return scored[text]
 
-    with Live(_live.live_view(head, hops, "reviewer is reading the full record…"), console=console,
+    with Live(_live.live_view(head, hops, "reviewer is reading the full record…", twin=spec.twin), console=console,
               refresh_per_second=8, transient=False) as live:
 
         def on_hop(hop: Hop) -> None:
@@ -187,12 +187,12 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
             except Exception:  # the episode records a checker failure; the view keeps the one-hop stages
                 stages = None
             live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…",
-                                        stages))
+                                        stages, twin=spec.twin))
 
         rec = await run_episode(build_team(spec, on_hop=on_hop), spec)
         status = "handoff delivered; executor acted" if not rec.failed else \
             "FAILED: a model call failed, so nothing was scored (see errors)"
-        live.update(_live.live_view(head, rec.hops, status, rec.stages))
+        live.update(_live.live_view(head, rec.hops, status, rec.stages, twin=spec.twin))
     console.print()
     console.print(_live.outcome(rec))
     return rec
@@ -202,7 +202,8 @@ def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> P
     from mustmaybe.store import write_single_run
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    label = "-".join(r.condition for r in records)
+    # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
+    label = "-".join(r.condition for r in records) + ("-twin" if any(r.twin for r in records) else "")
     run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
     write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
                      api_key_env=args.api_key_env)
