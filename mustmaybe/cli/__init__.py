@@ -163,7 +163,7 @@ def _load_extra_commands() -> None:
     if _EXTRA_COMMANDS:  # main() may run more than once in one process (tests)
         return
 
-    for name in ("run", "sweep", "report", "calibrate", "judge"):
+    for name in ("run", "sweep", "report", "calibrate", "judge", "show"):
         _EXTRA_COMMANDS.append(importlib.import_module(f"mustmaybe.cli._{name}").register)
 
 
