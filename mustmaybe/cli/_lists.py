@@ -9,6 +9,7 @@ the console is too narrow to give them room (the task file and `list … --json`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -96,3 +97,50 @@ def conditions_view(conditions: Iterable[Condition], width: int) -> RenderableTy
         cells = [c.id, c.family, c.name, _topology(c), c.control or "-", *_sees(c)]
         table.add_row(*cells, "yes" if c.runnable else "not yet")
     return table
+
+
+def topology_rows() -> list[dict[str, Any]]:
+    """Every registered topology with its parameters: type, default, allowed range or values.
+
+    Also what `list topologies --json` prints; the conditions that use each topology by default.
+    """
+    from mustmaybe.scenarios import CONDITIONS
+    from mustmaybe.teams import get_topology, topology_names
+
+    rows = []
+    for name in topology_names():
+        info = get_topology(name)
+        params = []
+        for p, kind in info.params.items():
+            entry: dict[str, Any] = {"name": p, "type": kind.__name__, "default": info.defaults.get(p)}
+            if p in info.bounds:
+                entry["min"], entry["max"] = info.bounds[p]
+            if p in info.choices:
+                entry["choices"] = list(info.choices[p])
+            params.append(entry)
+        rows.append({"name": name, "description": info.description, "params": params,
+                     "conditions": [c.id for c in CONDITIONS.values() if c.topology == name]})
+    return rows
+
+
+def _param_text(p: dict[str, Any]) -> str:
+    allowed = (f", {p['min']}–{p['max']}" if "min" in p else
+               ", one of " + " | ".join(p["choices"]) if "choices" in p else
+               ", true | false" if p["type"] == "bool" else "")
+    default = str(p["default"]).lower() if p["type"] == "bool" else p["default"]
+    return f"{p['name']}={default} ({p['type']}{allowed})"
+
+
+def topologies_view(rows: list[dict[str, Any]]) -> RenderableType:
+    """One block per topology: name and parameters (default, bounds), what it does, its conditions."""
+    parts: list[RenderableType] = [Text(f"{len(rows)} topologies: use as NAME or NAME:param=value,… "
+                                        "(run --topology, a sweep's topologies)", style="italic")]
+    for r in rows:
+        head = Text(r["name"], style="bold cyan")
+        params = [_param_text(p) for p in r["params"]]
+        head.append("  " + ("  ".join(params) if params else "no parameters"))
+        parts.append(head)
+        parts.append(Padding(Text(r["description"]), (0, 0, 0, 4)))
+        if r["conditions"]:
+            parts.append(Padding(Text.assemble(("default for ", "dim"), ", ".join(r["conditions"])), (0, 0, 0, 4)))
+    return Group(*parts)

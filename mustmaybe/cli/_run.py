@@ -20,14 +20,16 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r = sub.add_parser("run", help="run one scenario live and watch the blocker drift hop by hop")
     r.add_argument("task", help="library task id, or a path to a task file")
-    r.add_argument("--condition", "-c", default="P4", help="condition id (see `mustmaybe list conditions`)")
+    r.add_argument("--condition", "-c", default=None,
+                   help="condition id (see `mustmaybe list conditions`; default P4, said on standard error)")
     r.add_argument("--compare", default=None, help="comma-separated condition ids to run side by side")
     r.add_argument("--topology", "-t", default=None,
                    help="NAME[:param=value,...] to run the condition under another topology, e.g. chain:hops=3")
     r.add_argument("--model", "-m", action="append", default=None,
                    help="model spec for every role (sim, sim:<profile>, local, openai:<model>[@<url>]); "
                         "ROLE=SPEC for one role; repeatable")
-    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--seed", type=int, default=1,
+                   help="episode seed (default 1); also every model's sampling seed unless --model-seed")
     r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
@@ -45,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.set_defaults(func=cmd_run)
 
 
+DEFAULT_CONDITION = "P4"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_.-]+", "-", text).strip("-")[:60]
 
@@ -59,6 +64,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenario = find_task(args.task)
     except ScenarioError as exc:
         raise UserError(str(exc)) from None
+    if args.condition is None and not args.compare:
+        # Never a silent default: the condition decides what the episode measures.
+        args.condition = DEFAULT_CONDITION
+        sys.stderr.write(f"no --condition given: running {DEFAULT_CONDITION} (see `mustmaybe list conditions`)\n")
     cond_ids = [c.strip() for c in args.compare.split(",")] if args.compare else [args.condition]
     try:
         conditions = [get_condition(c) for c in cond_ids]
