@@ -197,3 +197,14 @@ def test_a_consensus_round_that_stays_p_over_d_peer_lines_says_why() -> None:
     text = " ".join(" ".join(_inside_panel(_render(_live.live_view(head, rec.hops, "done", rec.stages), 80))).split())
     assert ("round 1: a round is scored as the whole thread its next reader sees, the reviewer's statement "
             "included, so it stays P while a single peer line alone reads D.") in text
+
+
+def test_live_view_counts_the_seconds_of_the_call_in_flight(s3_record: EpisodeRecord) -> None:
+    now = [100.0]
+    status = _live.InFlight("hop 1 from summarizer_1 arrived; next agent…", clock=lambda: now[0])
+    head = _live.header("vendor-summary-q3", "S3", "chain:hops=3", SIM, True, 1)
+    view = _live.live_view(head, s3_record.hops[:2], status)
+    now[0] = 112.5  # a slow call: the same view, redrawn later, shows the time it has been waiting
+    assert "next agent…  (call in flight 12.5 s)" in " ".join(_render(view, 80))
+    now[0] = 140.0
+    assert "(call in flight 40.0 s)" in " ".join(_render(view, 80))

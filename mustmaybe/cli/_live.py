@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
@@ -229,7 +230,22 @@ def header(task: str, condition: str, topology: str, models: dict[str, str], sim
     return t
 
 
-def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] | None = None,
+class InFlight:
+    """The status line while a model call runs: what is awaited and for how long, counted at each redraw.
+
+    `rich.live.Live` redraws several times a second, so the seconds tick on while a slow local or
+    remote call has not answered yet.
+    """
+
+    def __init__(self, text: str, since: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.text, self.clock = text, clock
+        self.since = clock() if since is None else since
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(f"{self.text}  (call in flight {self.clock() - self.since:.1f} s)", style="dim")
+
+
+def live_view(head: Text, hops: list[Hop], status: str | InFlight, stages: Sequence[Stage] | None = None,
               twin: bool = False) -> RenderableType:
     """The panel: the hops so far, the drift curve over their carried stages (the one-hop stages when
     `stages` is not given), the legend and a status line."""
@@ -237,7 +253,7 @@ def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] 
     note = round_note(carried, hops)
     parts: list[RenderableType] = [head, HopsView(hops, twin), drift_curve(carried), *([note] if note else []),
                                    legend(twin),
-                                   Text(status, style="dim")]
+                                   Text(status, style="dim") if isinstance(status, str) else status]
     return Panel(Group(*parts),
                  title="mustmaybe run", border_style="blue")
 

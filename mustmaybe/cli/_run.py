@@ -186,7 +186,8 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
             scored[text] = score_artifact(scenario, text)
         return scored[text]
 
-    with Live(_live.live_view(head, hops, "reviewer is reading the full record…", twin=spec.twin), console=console,
+    waiting = _live.InFlight("reviewer is reading the full record…")
+    with Live(_live.live_view(head, hops, waiting, twin=spec.twin), console=console,
               refresh_per_second=8, transient=False) as live:
 
         def on_hop(hop: Hop) -> None:
@@ -195,8 +196,8 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
                 stages = carried_stages(hops, score)
             except Exception:  # the episode records a checker failure; the view keeps the one-hop stages
                 stages = None
-            live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…",
-                                        stages, twin=spec.twin))
+            live.update(_live.live_view(head, hops, _live.InFlight(f"hop {hop.index} from {hop.sender} arrived; "
+                                                                   "next agent…"), stages, twin=spec.twin))
 
         rec = await run_episode(build_team(spec, on_hop=on_hop), spec)
         status = "handoff delivered; executor acted" if not rec.failed else \
