@@ -94,7 +94,7 @@ def report_from_frames(
     rng = np.random.default_rng(seed)
     ep = frames.episodes
     n_sim = int(ep["simulated"].sum()) if ep.height else 0
-    intro = _intro(frames, resamples, n_sim)
+    intro = [provenance(), *_intro(frames, resamples, n_sim)]
     panels: list[Panel] = []
     for name, sim in (("real", False), ("simulated", True)):
         ep_p = ep.filter(pl.col("simulated") == sim)
@@ -164,6 +164,21 @@ def _instrument_note(ep: pl.DataFrame) -> Paragraph | None:
     if used.height == 1 and used["instrument"][0].startswith("rules@") and not judged.height:
         return Paragraph(text, "text")
     return Paragraph(text, "note")
+
+
+def provenance() -> Paragraph:
+    """Which tool made the report, when, and from which commit: a cited number must be traceable to both."""
+    from datetime import UTC, datetime
+
+    from mustmaybe import __version__
+    from mustmaybe.checker import CHECKER_VERSION
+    from mustmaybe.store._manifest import git_state
+
+    git = git_state()
+    commit = (f"commit {git['commit'][:12]}" + (" with local changes" if git["dirty"] else "")
+              if git["commit"] else "commit unknown (not a git checkout)")
+    return Paragraph(f"Made with mustmaybe {__version__} ({commit}; checker {CHECKER_VERSION}) on "
+                     f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}.")
 
 
 def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:

@@ -52,3 +52,19 @@ def test_report_summary_is_a_table_where_it_fits(
                  "--no-figures"]) == 0
     out = capsys.readouterr().out
     assert any("planner:order=plan_first,partial_work=True" in ln and "50.0" in ln for ln in out.splitlines())
+
+
+def test_report_states_tool_version_date_and_commit(tmp_path: Path) -> None:
+    import subprocess
+    from datetime import UTC, datetime
+
+    from mustmaybe import __version__
+
+    assert main(["report", str(_jsonl(tmp_path / "a.jsonl")), "--out", str(tmp_path / "rep"), "--resamples", "5",
+                 "--no-figures"]) == 0
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            cwd=Path(__file__).parent).stdout.strip()
+    for name in ("report.html", "report.md"):
+        text = (tmp_path / "rep" / name).read_text(encoding="utf-8")
+        assert f"Made with mustmaybe {__version__} (commit {commit[:12]}" in text, name
+        assert datetime.now(UTC).strftime("%Y-%m-%d") in text
