@@ -37,7 +37,7 @@ def topology_lines(topology: str, width: int) -> str:
         if len(lines[-1]) + len(part) <= width:
             lines[-1] += part
         else:
-            lines.append(" " + part)
+            lines.append(part)  # no indent: a continuation is one character narrower than the room
     return "\n".join(lines)
 
 

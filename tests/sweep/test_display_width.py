@@ -53,6 +53,7 @@ def test_every_rate_of_paper_main_shows_at_80_columns(paper_tally: Tally, source
         for part in topology.replace(":", ": ").replace(",", ", ").split():
             assert part.rstrip(",") in text, part
     assert "perr: executor answers that did not parse" in " ".join(text.split())
+    assert not any(ln.strip() in {",", ":"} for ln in lines)  # never a comma folded onto a line of its own
 
 
 def test_wide_display_keeps_the_long_headers_and_one_line_topologies(paper_tally: Tally) -> None:
