@@ -245,10 +245,12 @@ def write_judge_tables(out_dir: str | Path, judgments: Sequence[Judgment], episo
         files.append(path)
     fig = None
     if figures:
-        from ._figures import judge_agreement_bars
+        from ._figures import judge_agreement_bars, n_text
 
-        fig = judge_agreement_bars(tables["judge_agreement"], out / "figures" / "judge_agreement.png",
-                                   simulated=bool(sim))
+        ag = tables["judge_agreement"]
+        n = n_text(len({j.episode for j in judgments}), ag["n"] if "n" in ag.columns else None, unit="artifacts",
+                   each="component") if ag.height else ""
+        fig = judge_agreement_bars(ag, out / "figures" / "judge_agreement.png", simulated=bool(sim), n=n)
         files.append(fig)
     summary = out / "judge_summary.md"
     summary.write_text(_summary(tables, judgments, fig, out), encoding="utf-8")
