@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import polars as pl
 
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ._calibrated import Calibration, calibration_section
+from ._calibrated import Calibration, shipped_calibration
 from ._contrasts import RD_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
@@ -53,6 +53,7 @@ def build_report(
     title: str = "mustmaybe report",
     figures: bool = True,
     calibration: Calibration | None = None,
+    error: Calibration | Literal["shipped"] | None = "shipped",
 ) -> ReportSummary:
     """Write DIR/report.html, DIR/report.md, DIR/tables/*.csv|md and DIR/figures/*.png.
 
@@ -66,6 +67,8 @@ def build_report(
         figures: write the PNG figures (and embed them in the HTML).
         calibration: the checker's measured confusion on labeled sets (`report --calibration`): adds
             P_adj/D_adj with intervals to the condition matrix and a section on the correction.
+        error: the instrument's measured error stated beside each condition matrix: by default the
+            measurement shipped with mustmaybe (checker/measured_error.json); `calibration` when given.
 
     Returns:
         A summary of the files written and the episode counts per panel.
@@ -73,7 +76,7 @@ def build_report(
     start = time.perf_counter()
     frames = build_frames(episodes, domains=domains)
     return report_from_frames(frames, out_dir, resamples=resamples, seed=seed, title=title,
-                              figures=figures, start=start, calibration=calibration)
+                              figures=figures, start=start, calibration=calibration, error=error)
 
 
 def report_from_frames(
@@ -86,9 +89,11 @@ def report_from_frames(
     figures: bool = True,
     start: float | None = None,
     calibration: Calibration | None = None,
+    error: Calibration | Literal["shipped"] | None = "shipped",
 ) -> ReportSummary:
     """`build_report` on frames already built (see `build_frames`)."""
     start = time.perf_counter() if start is None else start
+    measured = calibration if calibration is not None else shipped_calibration() if error == "shipped" else error
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
@@ -104,7 +109,7 @@ def report_from_frames(
             stages_p = frames.stages.filter(pl.col("simulated") == sim)
             panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
                                         resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
-                                        calibration=calibration))
+                                        calibration=calibration, error=measured))
     # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
     flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
     if flagged:
@@ -115,8 +120,6 @@ def report_from_frames(
     combined = _combined(panels)
     files = _write_tables(out, panels, combined)
     sections = [s for p in panels for s in p.sections]
-    if calibration is not None:
-        sections.append(calibration_section(calibration))
     md = out / "report.md"
     md.write_text(render_markdown(title, intro, sections, out), encoding="utf-8")
     page = out / "report.html"
