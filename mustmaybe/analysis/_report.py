@@ -100,6 +100,11 @@ def report_from_frames(
     ep = frames.episodes
     n_sim = int(ep["simulated"].sum()) if ep.height else 0
     intro = [provenance(), *_intro(frames, resamples, n_sim)]
+    scored_by = sorted(set(ep["instrument"].to_list())) if "instrument" in ep.columns and ep.height else []
+    if measured is not None and any(i != measured.checker for i in scored_by):
+        # Also at the top (and so on the console), not only beside each condition matrix.
+        intro.append(Paragraph(f"CHECKER VERSION DIFFERS: the measured error stated beside the rates is for "
+                               f"{measured.checker}; the runs were scored by {', '.join(scored_by)}.", "warning"))
     panels: list[Panel] = []
     for name, sim in (("real", False), ("simulated", True)):
         ep_p = ep.filter(pl.col("simulated") == sim)

@@ -108,7 +108,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     con = _console()
     for note in summary.notes:
-        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED"))
+        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED",
+                                "CHECKER VERSION DIFFERS"))
         con.print(f"[bold red]⚠ {_esc(note)}[/bold red]" if loud else f"[yellow]{_esc(note)}[/yellow]")
     for t in summary.headline:
         con.print(rich_table(t))

@@ -100,7 +100,8 @@ def test_report_states_the_shipped_measured_error_beside_the_condition_matrix(tm
 
 
 def test_report_warns_when_the_runs_checker_version_differs(tmp_path: Path) -> None:
-    build_report(_eps("7+0000000000"), tmp_path / "r", resamples=20, figures=False)
+    summary = build_report(_eps("7+0000000000"), tmp_path / "r", resamples=20, figures=False)
+    assert any(n.startswith("CHECKER VERSION DIFFERS") for n in summary.notes)  # on the console too
     md = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
     assert "CHECKER VERSION DIFFERS" in md and "scored by rules@7+0000000000" in md
     assert f"the measured error is for {CHECKER_NAME}" in md
