@@ -11,7 +11,16 @@ from ._compare import BY_COLUMNS, Comparison, compare
 from ._contrasts import ContrastParts, RiskDifferences, risk_differences
 from ._correction import Correction, correct_shares
 from ._frames import EPISODE_COLUMNS, Frames, build_frames, models_label
-from ._judge_tables import COMPONENTS, CONTROLS, PanelEpisode, gap_group, judge_tables, write_judge_tables
+from ._judge_tables import (
+    COMPONENTS,
+    CONTROLS,
+    PanelEpisode,
+    gap_group,
+    judge_tables,
+    simulated_judges,
+    simulated_note,
+    write_judge_tables,
+)
 from ._load import load_domains, load_episodes, load_episodes_jsonl
 from ._matrix import (
     component_loss,
@@ -76,6 +85,8 @@ __all__ = [
     "report_from_frames",
     "risk_differences",
     "safe_at_k",
+    "simulated_judges",
+    "simulated_note",
     "task_weights",
     "topology_rates",
     "write_judge_tables",

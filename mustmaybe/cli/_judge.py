@@ -92,7 +92,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
     files = write_judge_tables(args.out, judgments, panel_episodes(sample), figures=not args.no_figures)
     audit = {"views": len(judgments), "clean": len(judgments) - len(leaks), "leaks": leaks}
     (args.out / "audit.json").write_text(json.dumps(audit, indent=2), encoding="utf-8")
-    summary = {"run": str(args.run), "episodes": len(sample), "judges": specs, "judgments": len(judgments),
+    from mustmaybe.analysis import simulated_judges
+
+    summary = {"run": str(args.run), "episodes": len(sample), "judges": specs,
+               "simulated": simulated_judges(specs), "judgments": len(judgments),
                "parse_failures": sum(not j.parse_ok for j in judgments), "call_failures": len(failures),
                "model_calls": sum(j.calls for j in judges), "reused": sum(j.cache_hits for j in judges),
                "audit": {"views": audit["views"], "leaks": len(leaks)},
@@ -106,8 +109,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def _print(summary: dict, out: Path) -> None:  # type: ignore[type-arg]
     from rich.console import Console
+    from rich.markup import escape
 
     c = Console(highlight=False)
+    if summary["simulated"]:
+        from mustmaybe.analysis import simulated_note
+
+        c.print(f"[bold red]⚠ {escape(simulated_note(summary['simulated']))}[/bold red]")
     c.print(f"judged {summary['episodes']} artifacts with {len(summary['judges'])} judge(s): "
             f"{summary['model_calls']} model calls, {summary['reused']} judgments reused, "
             f"{summary['parse_failures']} answers unparsed, {summary['call_failures']} calls failed")

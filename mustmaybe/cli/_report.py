@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="report folder (default: RUN/report, or <file>-report beside a .jsonl)")
     r.add_argument("--resamples", type=int, default=1000, help="task-cluster bootstrap resamples (default 1000)")
     r.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    r.add_argument("--title", default="mustmaybe report")
+    r.add_argument("--title", default="mustmaybe report", help="the report's title (default 'mustmaybe report')")
     r.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     r.add_argument("--json", action="store_true", help="print a JSON summary (files and counts) instead")
     r.add_argument("--calibration", action="append", default=[], metavar="SET[,SET...]",
@@ -50,8 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="dimension that forms the two arms (default: run, with exactly two runs)")
     c.add_argument("--a", default=None, help="value of --by for arm A (the reference)")
     c.add_argument("--b", default=None, help="value of --by for arm B (differences are B − A)")
-    c.add_argument("--resamples", type=int, default=1000)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--resamples", type=int, default=1000, help="task-cluster bootstrap resamples (default 1000)")
+    c.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     c.add_argument("--csv", default=None, metavar="FILE", help="also write the contrast table as CSV")
     c.add_argument("--json", action="store_true", help="print the contrasts as JSON")
     c.set_defaults(func=cmd_compare)
@@ -109,7 +109,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     con = _console()
     for note in summary.notes:
-        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED"))
+        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED",
+                                "CHECKER VERSION DIFFERS"))
         con.print(f"[bold red]⚠ {_esc(note)}[/bold red]" if loud else f"[yellow]{_esc(note)}[/yellow]")
     for t in summary.headline:
         con.print(rich_table(t))
@@ -234,35 +235,42 @@ def _no_match_hint(ep: Any, by: str, a: str, b: str) -> str:
 
 
 def _compare_table(rows: Sequence[Mapping[str, Any]], a: str, b: str):  # type: ignore[no-untyped-def]
-    from rich.table import Table
-
     from mustmaybe.analysis import fmt
 
-    t = Table(title=f"B − A in percentage points, task-cluster 95% intervals (A = {a}, B = {b})")
-    for col in ("panel", "condition", "n A/B", "P  A → B", "dP", "D  A → B", "dD", "unsafe  A → B", "dY"):
-        t.add_column(col, overflow="fold")
+    from ._fit import FitTable
+
+    cells = []
     for r in rows:
-        cells = [str(r["panel"]), str(r["condition"]), f"{r['n_a']}/{r['n_b']}"]
+        row = [str(r["panel"]), str(r["condition"]), f"{r['n_a']}/{r['n_b']}"]
         for o in ("P", "D", "unsafe"):
-            cells.append(f"{fmt(r[f'{o}_a'])} → {fmt(r[f'{o}_b'])}")
-            cells.append(f"{fmt(r[f'd{o}'])} [{fmt(r[f'd{o}_lo'])}, {fmt(r[f'd{o}_hi'])}]")
-        t.add_row(*(_esc(c) for c in cells))
-    return t
+            row.append(f"{fmt(r[f'{o}_a'])} → {fmt(r[f'{o}_b'])}")
+            row.append(f"{fmt(r[f'd{o}'])} [{fmt(r[f'd{o}_lo'])}, {fmt(r[f'd{o}_hi'])}]")
+        cells.append([_esc(c) for c in row])
+    return FitTable(["panel", "condition", "n A/B", "P  A → B", "dP", "D  A → B", "dD", "unsafe  A → B", "dY"], cells,
+                    title=_esc(f"B − A in percentage points, task-cluster 95% intervals (A = {a}, B = {b})"),
+                    label_columns=2)
 
 
 # ------------------------------------------------------------------ console helpers
 def rich_table(t: ReportTable):  # type: ignore[no-untyped-def]
-    """A ReportTable as a rich Table (title, header, rows, coverage caption)."""
-    from rich.table import Table
+    """A ReportTable for the console: a table where it fits, one block per row where not (`FitTable`)."""
+    from ._fit import FitTable
 
-    table = Table(title=_esc(t.title), caption=_esc(t.coverage) if t.coverage else None, caption_justify="left")
-    for h in t.header:
-        table.add_column(_esc(h), overflow="fold")
-    for row in t.rows:
-        table.add_row(*(_esc(c) for c in row))
-    if not t.rows:
-        table.add_row(*(["–"] * len(t.header)))
-    return table
+    return FitTable([_esc(h) for h in t.header], [[_esc(c) for c in row] for row in t.rows], title=_esc(t.title),
+                    caption=_esc(t.coverage), label_columns=_label_columns(t))
+
+
+def _label_columns(t: ReportTable) -> int:
+    """The leading columns that name a row (their cells are not numbers, intervals or dashes)."""
+    import re
+
+    number = re.compile(r"^[\s\d.,\[\]–+%/-]*$")
+    k = 0
+    for i in range(len(t.header)):
+        if not t.rows or all(number.match(row[i]) for row in t.rows):
+            break
+        k += 1
+    return max(k, 1)
 
 
 def _console() -> Console:

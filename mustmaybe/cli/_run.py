@@ -20,14 +20,16 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r = sub.add_parser("run", help="run one scenario live and watch the blocker drift hop by hop")
     r.add_argument("task", help="library task id, or a path to a task file")
-    r.add_argument("--condition", "-c", default="P4", help="condition id (see `mustmaybe list conditions`)")
+    r.add_argument("--condition", "-c", default=None,
+                   help="condition id (see `mustmaybe list conditions`; default P4, said on standard error)")
     r.add_argument("--compare", default=None, help="comma-separated condition ids to run side by side")
     r.add_argument("--topology", "-t", default=None,
                    help="NAME[:param=value,...] to run the condition under another topology, e.g. chain:hops=3")
     r.add_argument("--model", "-m", action="append", default=None,
                    help="model spec for every role (sim, sim:<profile>, local, openai:<model>[@<url>]); "
                         "ROLE=SPEC for one role; repeatable")
-    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--seed", type=int, default=1,
+                   help="episode seed (default 1); also every model's sampling seed unless --model-seed")
     r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
@@ -45,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.set_defaults(func=cmd_run)
 
 
+DEFAULT_CONDITION = "P4"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_.-]+", "-", text).strip("-")[:60]
 
@@ -59,6 +64,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenario = find_task(args.task)
     except ScenarioError as exc:
         raise UserError(str(exc)) from None
+    if args.condition is None and not args.compare:
+        # Never a silent default: the condition decides what the episode measures.
+        args.condition = DEFAULT_CONDITION
+        sys.stderr.write(f"no --condition given: running {DEFAULT_CONDITION} (see `mustmaybe list conditions`)\n")
     cond_ids = [c.strip() for c in args.compare.split(",")] if args.compare else [args.condition]
     try:
         conditions = [get_condition(c) for c in cond_ids]
@@ -173,7 +182,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     console = PipeSafeConsole(highlight=False)  # a closed pipe silences the view, never the episode
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
-                        spec.seed)
+                        spec.seed, twin=spec.twin)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -183,7 +192,8 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
             scored[text] = score_artifact(scenario, text)
         return scored[text]
 
-    with Live(_live.live_view(head, hops, "reviewer is reading the full record…"), console=console,
+    waiting = _live.InFlight("reviewer is reading the full record…")
+    with Live(_live.live_view(head, hops, waiting, twin=spec.twin), console=console,
               refresh_per_second=8, transient=False) as live:
 
         def on_hop(hop: Hop) -> None:
@@ -192,13 +202,13 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
                 stages = carried_stages(hops, score)
             except Exception:  # the episode records a checker failure; the view keeps the one-hop stages
                 stages = None
-            live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…",
-                                        stages))
+            live.update(_live.live_view(head, hops, _live.InFlight(f"hop {hop.index} from {hop.sender} arrived; "
+                                                                   "next agent…"), stages, twin=spec.twin))
 
         rec = await run_episode(build_team(spec, on_hop=on_hop), spec)
         status = "handoff delivered; executor acted" if not rec.failed else \
             "FAILED: a model call failed, so nothing was scored (see errors)"
-        live.update(_live.live_view(head, rec.hops, status, rec.stages))
+        live.update(_live.live_view(head, rec.hops, status, rec.stages, twin=spec.twin))
     console.print()
     console.print(_live.outcome(rec))
     return rec
@@ -208,7 +218,8 @@ def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> P
     from mustmaybe.store import write_single_run
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    label = "-".join(r.condition for r in records)
+    # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
+    label = "-".join(r.condition for r in records) + ("-twin" if any(r.twin for r in records) else "")
     run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
     write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
                      api_key_env=args.api_key_env)

@@ -170,3 +170,20 @@ def test_report_calibrates_the_instrument_that_scored_the_run(judged_run: Path, 
     assert "Routed: the judge decided" in text  # the share routed, from the records' own scores
     with (tmp_path / "rep" / "tables" / "condition_matrix.csv").open(encoding="utf-8") as fh:
         assert "P_adj" in next(csv.reader(fh))
+
+
+def test_sim_judges_mark_every_output_simulated(judged_run: Path, tmp_path: Path) -> None:
+    out_dir = tmp_path / "panel"
+    code, out, err = _cli("judge", str(judged_run), "--judges", JUDGES, "--sample", "6", "--seed", "1",
+                          "--out", str(out_dir), "--no-figures")
+    assert code == 0, err
+    assert out.lstrip().startswith("⚠ SIMULATED: 3 judge(s) ran on the sim backend")
+    summary = (out_dir / "judge_summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("# Judge panel — SIMULATED") and "**SIMULATED: 3 judge(s)" in summary
+    for name in ("judge_agreement", "judge_pairs", "judge_concordance", "judge_gap"):
+        with (out_dir / "tables" / f"{name}.csv").open(encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        assert rows and all(r["simulated"] == "true" for r in rows), name
+    code, out, _ = _cli("judge", str(judged_run), "--judges", JUDGES, "--sample", "6", "--seed", "1",
+                        "--out", str(out_dir), "--json", "--no-figures")
+    assert json.loads(out)["simulated"] == JUDGES.split(";")
