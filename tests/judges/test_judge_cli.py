@@ -217,3 +217,22 @@ def test_a_five_judge_preset_across_two_runs(two_runs: tuple[Path, Path], tmp_pa
     code, _, err = _cli("judge", str(a), "--judges", "preset:nine", "--out", str(tmp_path / "o"))
     assert code == 2 and "unknown preset 'nine'; known: five-sim" in err
 
+
+def test_report_panel_on_a_sim_run_says_simulated(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = two_runs
+    panel = tmp_path / "panel"
+    assert _cli("judge", str(a), str(b), "--judges", "preset:five-sim", "--out", str(panel), "--no-figures",
+                "--json")[0] == 0
+    code, out, err = _cli("report", str(a), str(b), "--out", str(tmp_path / "rep"), "--no-figures",
+                          "--resamples", "50", "--panel", str(panel))
+    assert code == 0, err
+    assert "SIMULATED judges" in out
+    with (tmp_path / "rep" / "tables" / "condition_matrix.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {"P_panel", "P_panel_lo", "P_panel_hi", "D_panel", "D_panel_lo", "D_panel_hi"} <= set(rows[0])
+    assert all(r["panel_simulated"] == "true" for r in rows)
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    section = md[md.index("### Rates corrected by the judge panel"):md.index("### Component loss")]
+    for title in (ln for ln in section.splitlines() if ln.startswith(("###", "**"))):
+        assert "SIMULATED" in title
+    assert "panel \\ checker" in section and "24 judged artifacts" in section
