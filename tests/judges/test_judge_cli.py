@@ -209,6 +209,11 @@ def test_a_five_judge_preset_across_two_runs(two_runs: tuple[Path, Path], tmp_pa
     drawn = json.loads((out_dir / "panel.json").read_text(encoding="utf-8"))
     assert [r["run"] for r in drawn["runs"]] == [str(a), str(b)] and drawn["judges"] == FIVE
     assert sum(r["episodes"] for r in drawn["runs"]) == 16
+    # Five voices: every pair of the five is in the pairs table, and the agreement table counts five judges.
+    pairs = [r for r in csv.DictReader((out_dir / "tables" / "judge_pairs.csv").open()) if r["component"] == "status"]
+    assert len(pairs) == 10
+    agreement = list(csv.DictReader((out_dir / "tables" / "judge_agreement.csv").open()))
+    assert {r["judges"] for r in agreement} == {"5"}
     # Each judgment is cached in its own run's folder: the same panel again asks no model.
     assert (a / "judgments.sqlite").exists() and (b / "judgments.sqlite").exists()
     again = json.loads(_cli("judge", str(a), str(b), "--judges", "preset:five-sim", "--sample", "16", "--seed", "3",
