@@ -165,7 +165,7 @@ def panel_blocks(panel: PanelJudgments, conf: PanelConfusion, instrument: str, l
                                 "simulated material whose rates are configured inputs; they check the harness, "
                                 "not the checker's accuracy.", "warning"))
     blocks.append(Paragraph(
-        f"Panel {panel.directory}: {len(panel.judges)} judge(s) ({', '.join(panel.judges)}); {conf.n} judged "
+        f"Panel folder {panel.directory}: {len(panel.judges)} judge(s) ({', '.join(panel.judges)}); {conf.n} judged "
         f"episode(s) of this panel have a majority state ({conf.ties} of them tied, where the checker's state "
         f"stood; {conf.no_vote} with no parsed answer are left out). P_panel and D_panel use {ESTIMATOR}. Their "
         "95% intervals redraw both samples in each bootstrap resample: the run's episodes (task clusters, like "

@@ -178,9 +178,9 @@ def _panel_intro(judged: PanelJudgments, keys: set[str]) -> list[Paragraph]:
     out: list[Paragraph] = []
     sim = judged.simulated_judges
     if sim:
-        out.append(Paragraph(f"SIMULATED judges: the panel {judged.directory} includes sim judges ({', '.join(sim)}); "
-                             "their rates are configured inputs, so P_panel and D_panel are about the harness, "
-                             "not about the checker's accuracy.", "warning"))
+        out.append(Paragraph(f"SIMULATED judges: the panel in {judged.directory} includes sim judges "
+                             f"({', '.join(sim)}); their rates are configured inputs, so P_panel and D_panel are "
+                             "about the harness, not about the checker's accuracy.", "warning"))
     found = sum(k in keys for k in judged.votes)
     drawn = f", drawn from {', '.join(judged.runs)}" if judged.runs else ""
     text = (f"Judge panel: {judged.directory} ({len(judged.judges)} judges, {len(judged.votes)} judged episodes"
