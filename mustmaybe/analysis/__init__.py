@@ -34,6 +34,7 @@ from ._matrix import (
     topology_rates,
 )
 from ._model import ReportSummary, ReportTable, fmt
+from ._panel_calibrated import PANEL_COLUMNS, PanelConfusion, PanelJudgments, panel_confusion, read_panel
 from ._report import build_report, report_from_frames
 from ._robustness import flip_state, label_flip, leave_one_out
 
@@ -45,6 +46,7 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "EPISODE_COLUMNS",
+    "PANEL_COLUMNS",
     "Calibration",
     "CalibrationSet",
     "Comparison",
@@ -52,7 +54,9 @@ __all__ = [
     "Correction",
     "Frames",
     "Interval",
+    "PanelConfusion",
     "PanelEpisode",
+    "PanelJudgments",
     "ReportSummary",
     "ReportTable",
     "RiskDifferences",
@@ -81,7 +85,9 @@ __all__ = [
     "model_rates",
     "models_label",
     "pair_agreement",
+    "panel_confusion",
     "rates_table",
+    "read_panel",
     "report_from_frames",
     "risk_differences",
     "safe_at_k",

@@ -5,7 +5,10 @@ with the package (`shipped_calibration`: checker/measured_error.json, written by
 scripts/measured_error.py): the instrument, the sets and their n, the state confusion, the P/D macro-F1,
 the P->D and D->P shares and the field F1s with their intervals. `measured_error_blocks` states them
 beside the condition matrix; `adjusted_columns` adds P_adj/D_adj with their intervals to the condition
-matrix; `corrected_blocks` writes what was done, on what assumption, and the confusion it inverted.
+matrix; `corrected_blocks` writes what was done and on what assumption, `calibration_confusion` the confusion
+it inverted (shown beside the corrected rates). `corrected_columns` is the one estimator behind both
+`--calibration` (tag `adj`) and `report --panel` (tag `panel`, see _panel_calibrated.py); `confusion_table`
+renders any source's confusion.
 """
 
 from __future__ import annotations
@@ -117,24 +120,41 @@ def shipped_calibration() -> Calibration | None:
         return None
 
 
+def rate_columns(tag: str) -> tuple[str, ...]:
+    """The six corrected-rate columns for a correction named `tag` (`adj`: labeled sets; `panel`: a judge panel)."""
+    return tuple(f"{s}_{tag}{suffix}" for s in ("P", "D") for suffix in ("", "_lo", "_hi"))
+
+
 def adjusted_columns(
     cm: pl.DataFrame, ep: pl.DataFrame, calibration: Calibration, *, resamples: int, rng: np.random.Generator,
 ) -> tuple[pl.DataFrame, list[str]]:
     """The condition matrix with ADJ_COLUMNS (percent) added, and notes on rows that needed a remark."""
-    schema: dict[str, pl.DataType] = {c: pl.Float64() for c in ADJ_COLUMNS}
-    if cm.is_empty():
-        return cm.with_columns(*(pl.lit(None, pl.Float64).alias(c) for c in ADJ_COLUMNS)), []
-    if ep.is_empty():
-        return cm.with_columns(*(pl.lit(None, pl.Float64).alias(c) for c in ADJ_COLUMNS)), []
+    return corrected_columns(cm, ep, calibration.confusion, tag="adj", resamples=resamples, rng=rng)
+
+
+def corrected_columns(
+    cm: pl.DataFrame, ep: pl.DataFrame, confusion: Mapping[str, Mapping[str, int]], *, tag: str, resamples: int,
+    rng: np.random.Generator, source: str = "the labeled sets",
+) -> tuple[pl.DataFrame, list[str]]:
+    """The condition matrix with `rate_columns(tag)` (percent) added: each row's P and D corrected for the
+    checker's confusion `confusion[gold][pred]` (gold from `source`), and notes on rows that needed a remark.
+
+    One estimator serves every source of gold labels (`report --calibration` and `report --panel`), so the two
+    corrections differ only in where the confusion was measured.
+    """
+    columns = rate_columns(tag)
+    schema: dict[str, pl.DataType] = {c: pl.Float64() for c in columns}
+    if cm.is_empty() or ep.is_empty():
+        return cm.with_columns(*(pl.lit(None, pl.Float64).alias(c) for c in columns)), []
     per_task = ep.group_by([*_BY, "task"]).agg(*(pl.col(s).cast(pl.Int64).sum() for s in ("P", "D", "U")))
     rows: list[dict[str, object]] = []
     problems: set[str] = set()
     clipped: list[str] = []
     failed = 0
     for key, part in per_task.partition_by(_BY, as_dict=True, maintain_order=True).items():
-        c = correct_shares(calibration.confusion, part.select("P", "D", "U").to_numpy(), resamples=resamples,
-                           rng=rng)
-        row: dict[str, object] = dict(zip(_BY, key, strict=True)) | _cells(c)
+        c = correct_shares(confusion, part.select("P", "D", "U").to_numpy(), resamples=resamples, rng=rng,
+                           source=source)
+        row: dict[str, object] = dict(zip(_BY, key, strict=True)) | _cells(c, tag)
         rows.append(row)
         if c.problem:
             problems.add(c.problem)
@@ -152,25 +172,30 @@ def adjusted_columns(
     return _join(cm, adj, _BY), notes
 
 
-def _cells(c: Correction) -> dict[str, object]:
+def _cells(c: Correction, tag: str) -> dict[str, object]:
     out: dict[str, object] = {}
     for i, s in enumerate(("P", "D")):
         for suffix, vals in (("", c.adjusted), ("_lo", c.lo), ("_hi", c.hi)):
-            out[f"{s}_adj{suffix}"] = None if vals is None else vals[i] * 100.0
+            out[f"{s}_{tag}{suffix}"] = None if vals is None else vals[i] * 100.0
     return out
 
 
-def confusion_table(calibration: Calibration, suffix: str = "") -> ReportTable:
-    """The checker's state confusion on the labeled sets: counts and % of each gold row."""
-    conf = calibration.confusion
+def confusion_table(tid: str, title: str, confusion: Mapping[str, Mapping[str, int]], gold: str,
+                    coverage: str) -> ReportTable:
+    """A state confusion matrix as a report table: rows gold, columns the checker's state, counts and row %."""
     rows = []
     for g in STATES:
-        counts = [int(conf.get(g, {}).get(p, 0)) for p in STATES]
+        counts = [int(confusion.get(g, {}).get(p, 0)) for p in STATES]
         total = sum(counts)
         rows.append([g, *(f"{k} ({100.0 * k / total:.0f}%)" if total else str(k) for k in counts), str(total)])
-    return ReportTable("calibration_confusion", f"Confusion of {calibration.checker} on the labeled sets "
-                       f"(rows: gold state; columns: the checker's state; % of the row){suffix}",
-                       ["gold \\ checker", *STATES, "n"], rows, coverage=f"{calibration.n} labeled artifacts")
+    return ReportTable(tid, title, [f"{gold} \\ checker", *STATES, "n"], rows, coverage=coverage)
+
+
+def calibration_confusion(calibration: Calibration, suffix: str = "") -> ReportTable:
+    """The checker's state confusion on the labeled sets: counts and % of each gold row."""
+    return confusion_table("calibration_confusion", f"Confusion of {calibration.checker} on the labeled sets "
+                           f"(rows: gold state; columns: the checker's state; % of the row){suffix}",
+                           calibration.confusion, "gold", f"{calibration.n} labeled artifacts")
 
 
 def _pct(v: float | None) -> str:
@@ -228,7 +253,7 @@ def measured_error_blocks(
                            ["measure", "value", "95% CI"], rows,
                            coverage=f"{calibration.n} labeled artifacts in {len(calibration.sets)} set(s)"))
     if not corrected:
-        out.append(confusion_table(calibration, suffix))
+        out.append(calibration_confusion(calibration, suffix))
     return out
 
 
@@ -245,10 +270,16 @@ def corrected_blocks(calibration: Calibration) -> list[Paragraph]:
     ]
 
 
-def adjusted_table(cm: pl.DataFrame, title: str, notes: list[str]) -> ReportTable:
-    """Raw beside corrected P and D per condition-matrix row."""
-    return table("condition_matrix_adjusted", title, cm, [
+def adjusted_table(cm: pl.DataFrame, title: str, notes: list[str], *, tag: str = "adj",
+                   tid: str = "condition_matrix_adjusted") -> ReportTable:
+    """Raw beside corrected P and D per condition-matrix row (`tag`: the columns' `rate_columns` name).
+
+    Like every wide report table it names its row by the first three columns and pins n and the rates with
+    their intervals, so the HTML keeps them in sight when the table is split.
+    """
+    rates = ("n", "P", f"P_{tag}", f"P_{tag} 95% CI", "D", f"D_{tag}", f"D_{tag} 95% CI")
+    return table(tid, title, cm, [
         ("condition", "condition"), ("topology", "topology"), ("models", "models"), ("n", "n"),
-        ("P", "P"), ("P_adj", "P_adj"), ("P_adj 95% CI", interval("P_adj_lo", "P_adj_hi")),
-        ("D", "D"), ("D_adj", "D_adj"), ("D_adj 95% CI", interval("D_adj_lo", "D_adj_hi")),
-    ], notes=notes)
+        ("P", "P"), (f"P_{tag}", f"P_{tag}"), (f"P_{tag} 95% CI", interval(f"P_{tag}_lo", f"P_{tag}_hi")),
+        ("D", "D"), (f"D_{tag}", f"D_{tag}"), (f"D_{tag} 95% CI", interval(f"D_{tag}_lo", f"D_{tag}_hi")),
+    ], notes=notes, labels=3, pinned=rates)

@@ -17,8 +17,9 @@ from ._calibrated import (
     Calibration,
     adjusted_columns,
     adjusted_table,
-    confusion_table,
+    calibration_confusion,
     corrected_blocks,
+    corrected_columns,
     measured_error_blocks,
 )
 from ._contrasts import RiskDifferences, risk_differences
@@ -35,6 +36,14 @@ from ._matrix import (
     topology_rates,
 )
 from ._model import Cell, Paragraph, ReportFigure, ReportTable, Section, coverage, fmt, interval, table
+from ._panel_calibrated import (
+    PANEL_COLUMNS,
+    PANEL_SOURCE,
+    PanelJudgments,
+    panel_blocks,
+    panel_confusion,
+    simulated_label,
+)
 from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
 
@@ -70,6 +79,7 @@ class _Ctx:
     failed: pl.DataFrame  # the panel's failed episodes (Frames.failed): counted per row, in no rate
     calibration: Calibration | None = None  # report --calibration: add P_adj/D_adj to the condition matrix
     error: Calibration | None = None  # the instrument's measured error, stated beside the condition matrix
+    judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
 
     @property
     def suffix(self) -> str:
@@ -92,10 +102,12 @@ def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
     calibration: Calibration | None = None, error: Calibration | None = None,
+    judged: PanelJudgments | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
-    `calibration`: correct P and D for it; `error`: the measured error stated beside the condition matrix)."""
+    `calibration`: correct P and D for it; `error`: the measured error stated beside the condition matrix;
+    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
     n_failed = failed.height
@@ -104,9 +116,10 @@ def analyse_panel(
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
     p.sections.append(head)
-    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error)
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged)
     _section_matrix(ctx)
     _section_adjusted(ctx)
+    _section_panel_corrected(ctx)
     _section_component_loss(ctx)
     rd = _section_risk_differences(ctx)
     _section_robustness(ctx, rd)
@@ -171,7 +184,40 @@ def _section_adjusted(ctx: _Ctx) -> None:
                 *corrected_blocks(ctx.calibration),
                 adjusted_table(cm, f"P and D corrected for {ctx.calibration.checker}'s measured error{ctx.suffix}",
                                notes),
-                confusion_table(ctx.calibration, ctx.suffix))
+                calibration_confusion(ctx.calibration, ctx.suffix))
+
+
+def _section_panel_corrected(ctx: _Ctx) -> None:
+    """P_panel/D_panel: corrected by the judge panel's confusion on this panel's own judged episodes."""
+    if ctx.judged is None:
+        return
+    cm = ctx.panel.frames["condition_matrix"]
+    conf = panel_confusion(ctx.judged, dict(zip(ctx.ep["key"].to_list(), ctx.ep["state"].to_list(), strict=True)))
+    label = simulated_label(ctx.judged, ctx.panel.simulated)
+    if conf.n == 0:
+        # None of the judged episodes is in this panel (e.g. the panel judged only the real-model run): the
+        # columns exist, empty, and the section says why rather than borrowing another panel's confusion.
+        cm = cm.with_columns(*(pl.lit(None, pl.Float64).alias(c) for c in PANEL_COLUMNS))
+        ctx.panel.frames["condition_matrix"] = cm.with_columns(panel_simulated=pl.lit(bool(label)))
+        ctx.section(f"Rates corrected by the judge panel{ctx.suffix}", Paragraph(
+            f"No corrected rates: none of the judged episodes of {ctx.judged.directory} is in this panel.",
+            "warning"))
+        return
+    cm, notes = corrected_columns(cm, ctx.ep, conf.confusion, tag="panel", resamples=ctx.resamples, rng=ctx.rng,
+                                  source=PANEL_SOURCE)
+    ctx.panel.frames["condition_matrix"] = cm.with_columns(panel_simulated=pl.lit(bool(label)))
+    instrument = _instrument(ctx.ep)
+    rates = adjusted_table(cm, f"P and D corrected by the judge panel's majority{label or ctx.suffix}", notes,
+                           tag="panel", tid="condition_matrix_panel")
+    ctx.section(f"Rates corrected by the judge panel{label or ctx.suffix}",
+                *panel_blocks(ctx.judged, conf, instrument, label, rates, notes))
+
+
+def _instrument(ep: pl.DataFrame) -> str:
+    """The instrument that scored most of these episodes (the checker side of the panel's confusion)."""
+    if "instrument" not in ep.columns or ep.is_empty():
+        return "the checker"
+    return str(ep.group_by("instrument").len().sort(["len", "instrument"], descending=[True, False])["instrument"][0])
 
 
 def mostly_failed_rows(cm: pl.DataFrame) -> list[str]:

@@ -17,7 +17,7 @@ from mustmaybe.errors import UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mustmaybe.analysis import Calibration, ReportTable
+    from mustmaybe.analysis import Calibration, PanelJudgments, ReportTable
     from mustmaybe.records import EpisodeRecord
 
 _BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
@@ -37,6 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--calibration", action="append", default=[], metavar="SET[,SET...]",
                    help="labeled sets (repeatable or comma-separated): add P and D corrected for the checker's "
                         "measured error on them (P_adj, D_adj with 95%% intervals)")
+    r.add_argument("--panel", default=None, metavar="PANEL_DIR",
+                   help="the --out folder of `mustmaybe judge` on these runs: add P and D corrected by the "
+                        "checker-vs-panel-majority confusion on the judged sample (P_panel, D_panel with 95%% "
+                        "intervals) and show that confusion")
     r.set_defaults(func=cmd_report)
 
     c = sub.add_parser(
@@ -91,13 +95,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UserError("--resamples must be 0 or more")
     runs = load_runs(args.runs)
     calibration = load_calibration(args.calibration, run_instrument(runs)) if args.calibration else None
+    judged = load_panel(args.panel, runs) if args.panel else None
     from mustmaybe.analysis import build_report, load_domains
 
     out = Path(args.out) if args.out else _default_out(args.runs[0])
     try:
         summary = build_report(runs, out, resamples=args.resamples, seed=args.seed, title=args.title,
                                figures=not args.no_figures, domains=load_domains(args.runs),
-                               calibration=calibration)
+                               calibration=calibration, judged=judged)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     if args.json:
@@ -122,7 +127,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ calibration
-def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]]) -> str:
+def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]], flag: str = "--calibration") -> str:
     """The one instrument that scored these runs (records before instruments were named: the rules).
 
     Raises:
@@ -133,7 +138,7 @@ def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]]) -> str:
     names = {("rules" if parse_instrument(r.checker or "rules").is_rules else (r.checker or "rules"))
              for recs in runs.values() for r in recs}
     if len(names) > 1:
-        raise UserError("--calibration: the runs were scored by different instruments (" + ", ".join(sorted(names))
+        raise UserError(f"{flag}: the runs were scored by different instruments (" + ", ".join(sorted(names))
                         + "); rescore them with one --checker first")
     return names.pop() if names else "rules"
 
@@ -157,6 +162,27 @@ def load_calibration(values: Sequence[str], spec: str) -> Calibration:
     except LabeledSetError as exc:
         raise UserError(f"--calibration: {exc}") from None
     return Calibration.from_result(calibrate_instrument(sets, instrument))
+
+
+def load_panel(path: str, runs: Mapping[str, Sequence[EpisodeRecord]]) -> PanelJudgments:
+    """`--panel PANEL_DIR` read and checked against the runs: some of its judged episodes must be theirs.
+
+    Raises:
+        UserError: one line naming the path (no such folder, no judgments.jsonl, a malformed line, no judged
+            episode in these runs, or runs scored by several instruments).
+    """
+    from mustmaybe.analysis import read_panel
+
+    try:
+        judged = read_panel(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    keys = {r.key for recs in runs.values() for r in recs if not r.failed}
+    if not any(k in keys for k in judged.votes):
+        raise UserError(f"--panel {path}: none of its {len(judged.votes)} judged episodes is in these runs "
+                        "(was it made by `mustmaybe judge` on them?)")
+    run_instrument(runs, "--panel")  # one instrument, or no one confusion describes the checker's side
+    return judged
 
 
 # ------------------------------------------------------------------ compare
