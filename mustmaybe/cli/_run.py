@@ -64,10 +64,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenario = find_task(args.task)
     except ScenarioError as exc:
         raise UserError(str(exc)) from None
-    if args.condition is None and not args.compare:
-        # Never a silent default: the condition decides what the episode measures.
+    defaulted = args.condition is None and not args.compare
+    if defaulted:
         args.condition = DEFAULT_CONDITION
-        sys.stderr.write(f"no --condition given: running {DEFAULT_CONDITION} (see `mustmaybe list conditions`)\n")
     cond_ids = [c.strip() for c in args.compare.split(",")] if args.compare else [args.condition]
     try:
         conditions = [get_condition(c) for c in cond_ids]
@@ -97,6 +96,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in specs.values() if s.backend == "openai"
     }
     check_run_keys(endpoints)
+    if defaulted:
+        # Never a silent default: the condition decides what the episode measures. Said once every input is
+        # checked, so a refused run stays one line naming what is wrong.
+        sys.stderr.write(f"no --condition given: running {DEFAULT_CONDITION} (see `mustmaybe list conditions`)\n")
     from mustmaybe.teams import episode_spec
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
