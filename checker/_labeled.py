@@ -33,7 +33,14 @@ FLAG_NAMES = ("caveat", "later_check", "omission", "assumed_authorization")
 
 
 class LabeledSetError(ValueError):
-    """A labeled set that cannot be read; the message names the file, line and key."""
+    """A labeled set that cannot be read; the message names the file, line and key of every problem
+    (`problems`: one line each, all of them at once)."""
+
+    def __init__(self, message: str | list[str]) -> None:
+        self.problems = [message] if isinstance(message, str) else list(message)
+        text = self.problems[0] if len(self.problems) == 1 else \
+            f"{len(self.problems)} problems:\n" + "\n".join(f"  {p}" for p in self.problems)
+        super().__init__(text)
 
 
 class LabeledItem(BaseModel):
@@ -93,47 +100,54 @@ def _load_tasks(root: Path) -> dict[str, Scenario]:
     return tasks
 
 
-def _item(root: Path, n: int, raw: str, tasks: dict[str, Scenario]) -> LabeledItem:
+def _item(root: Path, n: int, raw: str, tasks: dict[str, Scenario]) -> tuple[LabeledItem | None, list[str]]:
+    """One line of labels.jsonl as an item, or None and every problem it has (each naming file, line, key)."""
     where = f"{root / 'labels.jsonl'}:{n}"
     try:
         obj = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise LabeledSetError(f"{where}: not JSON ({e.msg})") from None
+        return None, [f"{where}: not JSON ({e.msg})"]
     if not isinstance(obj, dict):
-        raise LabeledSetError(f"{where}: expected an object")
-    for key in ("task", "artifact", "fields", "state"):
-        if key not in obj:
-            raise LabeledSetError(f"{where}: missing key '{key}'")
-    task, art, fields, state = obj["task"], obj["artifact"], obj["fields"], obj["state"]
-    if not isinstance(task, str) or not task:
-        raise LabeledSetError(f"{where}: key 'task' must be a task id")
-    if task not in tasks:
+        return None, [f"{where}: expected an object"]
+    problems = [f"{where}: missing key '{key}'" for key in ("task", "artifact", "fields", "state") if key not in obj]
+    task, art, fields, state = obj.get("task"), obj.get("artifact"), obj.get("fields"), obj.get("state")
+    if "task" in obj and (not isinstance(task, str) or not task):
+        problems.append(f"{where}: key 'task' must be a task id")
+    elif isinstance(task, str) and task and task not in tasks:
         try:
             tasks[task] = find_task(task)
         except ScenarioError:
-            raise LabeledSetError(f"{where}: key 'task': no task '{task}' in {root / 'tasks'} or the library") from None
-    if not isinstance(fields, dict) or set(fields) != set(FIELD_NAMES) or not all(
-            isinstance(v, bool) for v in fields.values()):
-        raise LabeledSetError(f"{where}: key 'fields' must map {', '.join(FIELD_NAMES)} to true/false")
-    if state not in STATES:
-        raise LabeledSetError(f"{where}: key 'state' must be one of {', '.join(STATES)}, not {state!r}")
-    if not isinstance(art, str) or not art:
-        raise LabeledSetError(f"{where}: key 'artifact' must be a path under {root / 'artifacts'}")
-    path = (root / "artifacts" / art).resolve()
-    if not path.is_relative_to((root / "artifacts").resolve()) or not path.is_file():
-        raise LabeledSetError(f"{where}: key 'artifact': no file {root / 'artifacts' / art}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise LabeledSetError(f"{where}: key 'artifact': {path} is not UTF-8 text") from None
+            problems.append(f"{where}: key 'task': no task '{task}' in {root / 'tasks'} or the library")
+    if "fields" in obj and (not isinstance(fields, dict) or set(fields) != set(FIELD_NAMES) or not all(
+            isinstance(v, bool) for v in fields.values())):
+        problems.append(f"{where}: key 'fields' must map {', '.join(FIELD_NAMES)} to true/false")
+    if "state" in obj and state not in STATES:
+        problems.append(f"{where}: key 'state' must be one of {', '.join(STATES)}, not {state!r}")
+    text = None
+    if "artifact" in obj and (not isinstance(art, str) or not art):
+        problems.append(f"{where}: key 'artifact' must be a path under {root / 'artifacts'}")
+    elif isinstance(art, str) and art:
+        path = (root / "artifacts" / art).resolve()
+        if not path.is_relative_to((root / "artifacts").resolve()) or not path.is_file():
+            problems.append(f"{where}: key 'artifact': no file {root / 'artifacts' / art}")
+        else:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                problems.append(f"{where}: key 'artifact': {path} is not UTF-8 text")
+    if problems or text is None:
+        return None, problems
     why, family, flags = obj.get("why"), obj.get("family"), obj.get("flags")
     if family is not None and (not isinstance(family, str) or not family.strip()):
-        raise LabeledSetError(f"{where}: key 'family' must be a non-empty string")
+        problems.append(f"{where}: key 'family' must be a non-empty string")
     if flags is not None and (not isinstance(flags, dict) or not set(flags) <= set(FLAG_NAMES) or not all(
             isinstance(v, bool) for v in flags.values())):
-        raise LabeledSetError(f"{where}: key 'flags' must map some of {', '.join(FLAG_NAMES)} to true/false")
-    return LabeledItem(task=task, artifact=art, fields=fields, state=state,
-                       why=why if isinstance(why, str) else None, family=family, flags=flags, text=text, line=n)
+        problems.append(f"{where}: key 'flags' must map some of {', '.join(FLAG_NAMES)} to true/false")
+    if problems:
+        return None, problems
+    return LabeledItem(task=task, artifact=art, fields=fields, state=state,  # type: ignore[arg-type]
+                       why=why if isinstance(why, str) else None, family=family, flags=flags, text=text,
+                       line=n), []
 
 
 def load_labeled_set(path: str | Path) -> LabeledSet:
@@ -157,7 +171,20 @@ def load_labeled_set(path: str | Path) -> LabeledSet:
         lines = labels.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
         raise LabeledSetError(f"{labels}: not UTF-8 text") from None
-    items = tuple(_item(root, n, raw, tasks) for n, raw in enumerate(lines, 1) if raw.strip())
-    if not items:
-        raise LabeledSetError(f"{labels}: no labeled items")
-    return LabeledSet(name=root.name, path=root, split=_split_of(root), items=items, tasks=tasks)
+    problems: list[str] = []
+    items: list[LabeledItem] = []
+    for n, raw in enumerate(lines, 1):
+        if raw.strip():
+            item, wrong = _item(root, n, raw, tasks)
+            problems += wrong
+            if item is not None:
+                items.append(item)
+    if not items and not problems:
+        problems.append(f"{labels}: no labeled items")
+    try:
+        split = _split_of(root)
+    except LabeledSetError as exc:
+        problems += exc.problems
+    if problems:  # every problem of the set at once, not the first one
+        raise LabeledSetError(problems)
+    return LabeledSet(name=root.name, path=root, split=split, items=tuple(items), tasks=tasks)

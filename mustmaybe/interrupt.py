@@ -5,7 +5,8 @@ cancels every episode's model calls in flight (teams.run_episode cancels its tea
 CancellationToken), so the command can keep what finished and exit 130 (SIGINT) or 143 (SIGTERM).
 
 Second signal: exit at once with that status, quietly. Nothing finished is lost: the run store
-writes each episode in one SQLite transaction the moment it finishes.
+writes each episode in one SQLite transaction the moment it finishes. What must be said before
+leaving (a sweep closes its session in the manifest) is registered with `on_quit` and runs first.
 
 Whatever AutoGen's abandoned handler tasks do while the loop winds down (its queue raises
 "task_done() called too many times" once it has been shut down) is not news to a user who asked
@@ -19,7 +20,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -52,8 +53,31 @@ def say_stopping() -> None:
         sys.stderr.flush()
 
 
+# Last words before a quit: (the process that registered it, what to call with the signal number).
+_LAST_WORDS: list[tuple[int, Callable[[int], None]]] = []
+
+
+@contextlib.contextmanager
+def on_quit(last_words: Callable[[int], None]) -> Iterator[None]:
+    """While in this block, a second signal's quit calls `last_words(signum)` before leaving (in this
+    process only: a forked worker inherits the list, not the job)."""
+    entry = (os.getpid(), last_words)
+    _LAST_WORDS.append(entry)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            _LAST_WORDS.remove(entry)
+
+
 def quit_now(signum: int) -> NoReturn:
-    """The second signal: leave at once, without a traceback or the event loop's shutdown."""
+    """The second signal: leave at once, without a traceback or the event loop's shutdown; only the
+    `on_quit` last words run first."""
+    me = os.getpid()
+    for pid, last_words in reversed(_LAST_WORDS):
+        if pid == me:
+            with contextlib.suppress(Exception):
+                last_words(signum)
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
         sys.stdout.flush()

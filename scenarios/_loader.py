@@ -68,6 +68,12 @@ def _problems_from(path: str, err: ValidationError, raw: Any) -> list[Problem]:
             msg = "required key is missing"
         elif msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
+        elif e["type"] in ("tuple_type", "list_type"):
+            # The model holds tuples, which YAML users write as lists: say it in YAML's words.
+            got = type(e.get("input")).__name__
+            got = {"str": "a string", "dict": "a mapping", "int": "a number", "float": "a number",
+                   "NoneType": "nothing"}.get(got, got)
+            msg = f"expected a YAML list ([a, b] or one '- item' per line), got {got}"
         elif e["type"] == "literal_error" and field == "domain":
             msg = f"unknown domain {e.get('input')!r}; expected one of: {', '.join(DOMAINS)}"
         out.append(Problem(path, field, msg))

@@ -16,8 +16,7 @@ from mustmaybe.records import (
     Hop,
     RepairRecord,
     RoleUsage,
-    carried_stages,
-    first_break_stage,
+    scored_facts,
 )
 
 from ._build import EpisodeTeam
@@ -57,14 +56,10 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
                     repair: RepairRecord | None = None) -> EpisodeRecord:
     """The `mustmaybe/episode@1` record of a finished run (failed or not)."""
     scenario, sidecar = spec.scenario, team.sidecar
-    # The drift curve's points: what each step passes on toward the executor (records/_stages.py).
-    stages = carried_stages(hops, lambda text: score_artifact_text(scenario, text, hops, sidecar.errors))
+    # Every scored fact (D_up, first breaks, the drift curve's stages, Y) as `rescore` derives it too.
+    facts = scored_facts(scenario, hops, artifact.score, executor, twin=spec.twin, failed=failed,
+                         stage_score=lambda text: score_artifact_text(scenario, text, hops, sidecar.errors))
     errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
-    reviewer_hop = next((h for h in hops if h.role == "reviewer"), None)
-    identified = reviewer_hop is not None and (
-        (not reviewer_hop.score.fields.status) if spec.twin else reviewer_hop.score.state == "preserved"
-    )
-    first_break = next((h.index for h in hops if h.score.state != "preserved"), None)
     usage, visibility = _usage_and_visibility(team)
     # The executor may see the artifact; nothing else of the full record. Under W every hop after the
     # reviewer may also see the gate's projection (trusted state, built from the canonical blocker).
@@ -80,9 +75,9 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
     cond = spec.condition
     return EpisodeRecord(
         key=spec.key, task=spec.task, task_hash=spec.task_hash, condition=cond.id, topology=spec.topology,
-        seed=spec.seed, models=spec.model_names, simulated=spec.simulated, reviewer_identified=identified,
-        hops=hops, stages=stages, first_break_stage=first_break_stage(stages), artifact=artifact,
-        first_break_hop=first_break, executor=executor, visibility=visibility, isolation=isolation, usage=usage,
+        seed=spec.seed, models=spec.model_names, simulated=spec.simulated, hops=hops,
+        artifact=artifact.model_copy(update={"score": facts.artifact_score}), **facts.update(),
+        visibility=visibility, isolation=isolation, usage=usage,
         errors=errors, checker_version=CHECKER_VERSION, checker=CHECKER_NAME, failed=failed, twin=spec.twin,
         params={r: p.model_dump() for r, p in spec.params.items()}, team_config=team.config,
         sim_truth=_sim_truth(team), started_at=team.started.isoformat(),

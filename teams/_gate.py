@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from mustmaybe.agents import prompts
 from mustmaybe.checker import ArtifactScore
-from mustmaybe.records import GateRecord, GateStatus, Receipt, gate_digest
+from mustmaybe.records import GateRecord, GateStatus, Receipt, gate_digest, reviewer_identifies
 from mustmaybe.scenarios import Scenario
 
 DEFAULT_DENY = "default-deny"
@@ -39,7 +39,7 @@ def _sealed(scenario: Scenario, status: GateStatus, version: int) -> GateRecord:
 def review_validates(score: ArtifactScore, twin: bool) -> bool:
     """Whether the reviewer's statement validates for a commit: it identifies the blocker (the checker's
     P), or on a benign twin it states no stop (the resolution). The same test as `reviewer_identified`."""
-    return (not score.fields.status) if twin else score.state == "preserved"
+    return reviewer_identifies(score, twin)
 
 
 @dataclass

@@ -52,6 +52,8 @@ class TopologyInfo:
     bounds: dict[str, tuple[int, int]] = field(default_factory=dict)
     # Checks the other parameters' values (an `order` from a fixed set…); raises ValueError naming one.
     check: Callable[[dict[str, Any]], None] | None = None
+    # The allowed values of each parameter that takes one of a fixed set (for `list topologies`).
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 _REGISTRY: dict[str, TopologyInfo] = {}
@@ -60,6 +62,7 @@ _REGISTRY: dict[str, TopologyInfo] = {}
 def topology(name: str, *, params: dict[str, type], defaults: dict[str, Any], description: str,
              transforms: frozenset[str] | None = None, bounds: dict[str, tuple[int, int]] | None = None,
              check: Callable[[dict[str, Any]], None] | None = None,
+             choices: dict[str, tuple[str, ...]] | None = None,
              ) -> Callable[[Callable[..., TeamPlan]], Callable[..., TeamPlan]]:
     """Register a team builder under `name`; a duplicate name raises ValueError.
 
@@ -71,7 +74,7 @@ def topology(name: str, *, params: dict[str, type], defaults: dict[str, Any], de
         if name in _REGISTRY:
             raise ValueError(f"topology '{name}' is already registered")
         _REGISTRY[name] = TopologyInfo(name, fn, params, defaults, description, transforms, dict(bounds or {}),
-                                       check)
+                                       check, dict(choices or {}))
         return fn
 
     return deco

@@ -168,6 +168,7 @@ def _check_planner(params: dict[str, Any]) -> None:
 
 @topology("planner", params={"order": str, "partial_work": bool},
           defaults={"order": "plan_first", "partial_work": False}, check=_check_planner,
+          choices={"order": PLANNER_ORDERS},
           description="A planner folds the review into an existing deadline plan (plan_first, blocker_first, restart).")
 def build_planner(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     c, s = ctx.condition, ctx.scenario

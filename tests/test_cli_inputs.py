@@ -261,7 +261,8 @@ def test_topology_bounds_apply_to_every_way_a_topology_is_named() -> None:
 
 def test_model_spec_and_url_checks() -> None:
     assert check_model_spec("sim:faithful").name == "faithful"
-    with pytest.raises(ModelSpecError, match="known: faithful, judge-lenient, judge-noisy, judge-strict, lossy, paper"):
+    known = "known: faithful, judge-lax, judge-lenient, judge-noisy, judge-picky, judge-strict, lossy, paper"
+    with pytest.raises(ModelSpecError, match=known):
         check_model_spec("sim:nope")
     assert base_url_problem("http://127.0.0.1:8000/v1") is None
     assert base_url_problem("https://api.example.com/v1") is None

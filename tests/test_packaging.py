@@ -30,3 +30,4 @@ def test_the_checker_ships_its_combiner_weights() -> None:
     data = setuptools["package-data"].get("mustmaybe.checker", [])
     shipped = [p.name for pattern in data for p in (ROOT / "checker").glob(pattern)]
     assert "combiner.json" in shipped
+    assert "measured_error.json" in shipped  # the report states the measured error from it

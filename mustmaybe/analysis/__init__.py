@@ -11,7 +11,16 @@ from ._compare import BY_COLUMNS, Comparison, compare
 from ._contrasts import ContrastParts, RiskDifferences, risk_differences
 from ._correction import Correction, correct_shares
 from ._frames import EPISODE_COLUMNS, Frames, build_frames, models_label
-from ._judge_tables import COMPONENTS, CONTROLS, PanelEpisode, gap_group, judge_tables, write_judge_tables
+from ._judge_tables import (
+    COMPONENTS,
+    CONTROLS,
+    PanelEpisode,
+    gap_group,
+    judge_tables,
+    simulated_judges,
+    simulated_note,
+    write_judge_tables,
+)
 from ._load import load_domains, load_episodes, load_episodes_jsonl
 from ._matrix import (
     component_loss,
@@ -25,6 +34,7 @@ from ._matrix import (
     topology_rates,
 )
 from ._model import ReportSummary, ReportTable, fmt
+from ._panel_calibrated import PANEL_COLUMNS, PanelConfusion, PanelJudgments, panel_confusion, read_panel
 from ._report import build_report, report_from_frames
 from ._robustness import flip_state, label_flip, leave_one_out
 
@@ -36,6 +46,7 @@ __all__ = [
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
     "EPISODE_COLUMNS",
+    "PANEL_COLUMNS",
     "Calibration",
     "CalibrationSet",
     "Comparison",
@@ -43,7 +54,9 @@ __all__ = [
     "Correction",
     "Frames",
     "Interval",
+    "PanelConfusion",
     "PanelEpisode",
+    "PanelJudgments",
     "ReportSummary",
     "ReportTable",
     "RiskDifferences",
@@ -72,10 +85,14 @@ __all__ = [
     "model_rates",
     "models_label",
     "pair_agreement",
+    "panel_confusion",
     "rates_table",
+    "read_panel",
     "report_from_frames",
     "risk_differences",
     "safe_at_k",
+    "simulated_judges",
+    "simulated_note",
     "task_weights",
     "topology_rates",
     "write_judge_tables",

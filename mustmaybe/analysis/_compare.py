@@ -40,6 +40,27 @@ class Comparison:
     n_b: int
 
 
+_MODEL_DIMENSIONS = frozenset({"models", "executor-model", "transformer-model", "reviewer-model"})
+
+
+def canonical_models(value: str) -> str:
+    """A model spec, or a models label (`spec`, or `role=spec; role=spec`), with each spec written as
+    the records write it (`sim` → `sim:paper`); a part that does not parse is kept as it is."""
+    from mustmaybe.records import ModelSpecError, parse_model_spec
+
+    def spec(text: str) -> str:
+        try:
+            return str(parse_model_spec(text))
+        except ModelSpecError:
+            return text.strip()
+
+    parts = []
+    for part in value.split(";"):
+        role, eq, rest = part.strip().partition("=")
+        parts.append(f"{role}={spec(rest)}" if eq and ":" not in role else spec(part))
+    return "; ".join(parts)
+
+
 def compare(
     ep: pl.DataFrame,
     *,
@@ -67,6 +88,8 @@ def compare(
         raise LookupError(f"unknown --by '{by}'; known: {', '.join(BY_COLUMNS)}")
     col = BY_COLUMNS[by]
     known = sorted(v for v in ep[col].unique().to_list() if v is not None)
+    if by in _MODEL_DIMENSIONS:  # `sim` means `sim:paper`, as everywhere a model spec is read
+        a, b = (v if v in known else canonical_models(v) for v in (a, b))
     for v in (a, b):
         if v not in known:
             raise LookupError(f"no episodes with {by} = '{v}'; known: {', '.join(known) or 'none'}")

@@ -48,17 +48,21 @@ def confusion_counts(confusion: Mapping[str, Mapping[str, int]]) -> NDArray[np.f
     return np.array([[float(confusion.get(g, {}).get(p, 0)) for p in STATES] for g in STATES])
 
 
-def response_matrix(counts: NDArray[np.float64]) -> tuple[NDArray[np.float64] | None, str | None]:
-    """A[pred][gold] = P(pred | gold) from gold×pred counts, or (None, why it cannot be inverted)."""
+def response_matrix(counts: NDArray[np.float64], source: str = "the labeled sets",
+                    ) -> tuple[NDArray[np.float64] | None, str | None]:
+    """A[pred][gold] = P(pred | gold) from gold×pred counts, or (None, why it cannot be inverted).
+
+    `source` names where the gold labels came from, for the explanation (the labeled sets, a judge panel).
+    """
     totals = counts.sum(axis=1)
     empty = [STATES[i] for i in range(3) if totals[i] <= 0]
     if empty:
-        return None, (f"the labeled sets hold no gold-{'/'.join(empty)} item, so the checker's error on that "
+        return None, (f"there is no gold-{'/'.join(empty)} item in {source}, so the checker's error on that "
                       "state is unmeasured and the rates cannot be corrected")
     a = (counts / totals[:, None]).T
     cond = float(np.linalg.cond(a))
     if not np.isfinite(cond) or cond > MAX_CONDITION:
-        return None, ("the checker's confusion matrix on the labeled sets is singular or nearly so (its "
+        return None, (f"the checker's confusion matrix on {source} is singular or nearly so (its "
                       "predictions do not separate the true states), so it cannot be inverted")
     return a, None
 
@@ -81,15 +85,18 @@ def correct_shares(
     resamples: int = DEFAULT_RESAMPLES,
     rng: np.random.Generator | None = None,
     level: float = 0.95,
+    source: str = "the labeled sets",
 ) -> Correction:
     """Corrected (P, D, U) shares of one group of episodes, with a bootstrap interval.
 
     Args:
-        confusion: the checker's state confusion on the labeled sets, `confusion[gold][pred]` counts.
+        confusion: the checker's state confusion, `confusion[gold][pred]` counts, gold from `source`
+            (labeled sets, or a judge panel's majority on a sample of the run).
         task_counts: tasks × 3 counts of episodes the checker scored (P, D, U), one row per task.
         resamples: bootstrap resamples (0: the interval is the point estimate).
         rng: random generator (default seeded with DEFAULT_SEED).
         level: interval coverage.
+        source: where the gold labels came from, named in `problem` when no correction is possible.
     """
     tc = np.atleast_2d(np.asarray(task_counts, dtype=np.float64))
     total = tc.sum()
@@ -98,7 +105,7 @@ def correct_shares(
     if total <= 0:
         return Correction(raw_t, None, None, None, problem="no scored episode")
     counts = confusion_counts(confusion)
-    a, problem = response_matrix(counts)
+    a, problem = response_matrix(counts, source)
     if a is None:
         return Correction(raw_t, None, None, None, problem=problem)
     direct = np.linalg.solve(a, raw)

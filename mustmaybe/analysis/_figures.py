@@ -1,7 +1,8 @@
 """Figures (PNG, matplotlib's Agg canvas; no pyplot, so no global state and no display).
 
 Each function reads one table frame of one panel and writes one file. Simulated-panel figures carry a
-'SIMULATED' title prefix and watermark.
+'SIMULATED' title prefix and watermark; `n` (see `n_text`), when given, is the title's last line, so a
+figure read on its own still says how many episodes it draws.
 """
 
 from __future__ import annotations
@@ -30,7 +31,19 @@ def _figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _finish(fig: Figure, path: Path, title: str, simulated: bool) -> Path:
+def n_text(total: int, per: pl.Series | None = None, unit: str = "episodes", each: str = "bar") -> str:
+    """'n = 36 episodes (6 per bar)' or '(3–12 per bar)': what a figure's marks rest on."""
+    text = f"n = {total} {unit}"
+    vals = [] if per is None else [int(v) for v in per.drop_nulls().to_list()]
+    if vals:
+        lo, hi = min(vals), max(vals)
+        text += f" ({lo} per {each})" if lo == hi else f" ({lo}–{hi} per {each})"
+    return text
+
+
+def _finish(fig: Figure, path: Path, title: str, simulated: bool, n: str = "") -> Path:
+    if n:
+        title = f"{title}\n{n}"
     if simulated:
         title = "SIMULATED (sim backend: rates are inputs, not findings)\n" + title
         fig.text(0.5, 0.5, "SIMULATED", fontsize=64, color="grey", alpha=0.12, rotation=25,
@@ -68,17 +81,17 @@ def _grouped_bars(ax: Axes, labels: list[str], df: pl.DataFrame, cols: list[str]
     ax.grid(axis="y", alpha=0.3)
 
 
-def condition_bars(rates: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+def condition_bars(rates: pl.DataFrame, path: Path, *, simulated: bool, n: str = "") -> Path:
     """P, D and unsafe per (condition, topology), with task-cluster 95% intervals."""
     df = rates.head(MAX_BARS)
     multi = df.height != df["condition"].n_unique()
     labels = [f"{c}\n{t}" if multi else c for c, t in df.select("condition", "topology").iter_rows()]
     fig = _figure(max(6.0, 0.55 * len(labels) + 2), 4.2)
     _grouped_bars(fig.add_subplot(), labels, df, ["P", "D", "unsafe"], errors=True)
-    return _finish(fig, path, "P, D and unsafe by condition (95% task-cluster intervals)", simulated)
+    return _finish(fig, path, "P, D and unsafe by condition (95% task-cluster intervals)", simulated, n)
 
 
-def field_loss_heatmap(loss: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+def field_loss_heatmap(loss: pl.DataFrame, path: Path, *, simulated: bool, n: str = "") -> Path:
     """Loss of each blocker field (and actionability) per family group and condition."""
     cols = ["status", "prerequisite", "authority", "fallback", "actionability"]
     df = loss.head(MAX_BARS)
@@ -95,10 +108,10 @@ def field_loss_heatmap(loss: pl.DataFrame, path: Path, *, simulated: bool) -> Pa
             ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=7,
                     color="white" if v > 60 else "black")
     fig.colorbar(im, ax=ax, label="% lost")
-    return _finish(fig, path, "Field loss in the final artifact", simulated)
+    return _finish(fig, path, "Field loss in the final artifact", simulated, n)
 
 
-def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool, n: str = "") -> Path:
     """Matched ΔP against ΔY per condition, with 95% intervals on both."""
     df = rd.filter(pl.col("n") > 0)
     fig = _figure(6.0, 4.6)
@@ -114,7 +127,7 @@ def dp_vs_dy(rd: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     ax.axhline(0, color="black", lw=0.6)
     ax.axvline(0, color="black", lw=0.6)
     _square_axes(ax, (-105, 105), "ΔP, transformed − control (pp)", "ΔY (unsafe), transformed − control (pp)")
-    return _finish(fig, path, "Artifact preservation change against endpoint change", simulated)
+    return _finish(fig, path, "Artifact preservation change against endpoint change", simulated, n)
 
 
 def _square_axes(ax: Any, lim: tuple[float, float], xlabel: str, ylabel: str) -> None:
@@ -126,7 +139,7 @@ def _square_axes(ax: Any, lim: tuple[float, float], xlabel: str, ylabel: str) ->
     ax.grid(alpha=0.3)
 
 
-def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool, n: str = "") -> Path:
     """Each remedy arm as a point: unsafe on blocked episodes (x) against over-blocking on its twins (y)."""
     df = rem.filter(pl.col("unsafe").is_not_null())
     fig = _figure(6.4, 4.8)
@@ -144,7 +157,7 @@ def remedy_price(rem: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
         ax.annotate("\n".join(lines), (xi, yi), fontsize=6, xytext=(4, 2), textcoords="offset points",
                     va="bottom" if yi < 90 else "top")
     _square_axes(ax, (-5, 105), "unsafe on blocked episodes (%)", "over-blocked on benign twins (%)")
-    return _finish(fig, path, "The price of each remedy: unsafe vs over-blocking", simulated)
+    return _finish(fig, path, "The price of each remedy: unsafe vs over-blocking", simulated, n)
 
 
 def _stage_axis(fam: pl.DataFrame) -> dict[str, int]:
@@ -163,7 +176,7 @@ def _stage_axis(fam: pl.DataFrame) -> dict[str, int]:
     return {label: x for x, (label, _) in enumerate(sorted(first, key=key))}
 
 
-def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool, n: str = "") -> Path:
     """Preserved share at each carried stage: one panel per topology family (a hop means something
     different in each), one line per (condition, topology) within it."""
     import matplotlib
@@ -195,10 +208,10 @@ def drift_lines(curves: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
         ax.legend(fontsize=7, ncol=2)
     for ax in list(axes.flat)[len(families):]:
         ax.set_visible(False)
-    return _finish(fig, path, "Preservation across carried stages, per topology family", simulated)
+    return _finish(fig, path, "Preservation across carried stages, per topology family", simulated, n)
 
 
-def rate_bars(rates: pl.DataFrame, label_col: str, path: Path, *, title: str, simulated: bool) -> Path:
+def rate_bars(rates: pl.DataFrame, label_col: str, path: Path, *, title: str, simulated: bool, n: str = "") -> Path:
     """P, D and unsafe per row of a rates table (models or topologies), horizontal."""
     df = rates.head(MAX_BARS)
     labels = df[label_col].to_list()
@@ -215,10 +228,10 @@ def rate_bars(rates: pl.DataFrame, label_col: str, path: Path, *, title: str, si
     ax.set_xlabel("% of episodes")
     ax.legend(fontsize=8, ncols=3)
     ax.grid(axis="x", alpha=0.3)
-    return _finish(fig, path, title, simulated)
+    return _finish(fig, path, title, simulated, n)
 
 
-def gradient_lines(grad: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
+def gradient_lines(grad: pl.DataFrame, path: Path, *, simulated: bool, n: str = "") -> Path:
     """The compression gradient: P, D, unsafe and retention across G0-G4."""
     fig = _figure(6.0, 4.0)
     ax = fig.add_subplot()
@@ -230,10 +243,10 @@ def gradient_lines(grad: pl.DataFrame, path: Path, *, simulated: bool) -> Path:
     ax.set_ylabel("%")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return _finish(fig, path, "Compression gradient", simulated)
+    return _finish(fig, path, "Compression gradient", simulated, n)
 
 
-def judge_agreement_bars(agreement: pl.DataFrame, path: Path, *, simulated: bool = False) -> Path:
+def judge_agreement_bars(agreement: pl.DataFrame, path: Path, *, simulated: bool = False, n: str = "") -> Path:
     """Fleiss' kappa and Krippendorff's alpha per component (judge_agreement.csv); undefined values are gaps."""
     labels = agreement["component"].to_list()
     fig = _figure(max(5.0, 0.9 * len(labels) + 2), 3.8)
@@ -248,4 +261,4 @@ def judge_agreement_bars(agreement: pl.DataFrame, path: Path, *, simulated: bool
     ax.set_ylabel("chance-corrected agreement")
     ax.legend(fontsize=8, ncols=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(axis="y", alpha=0.3)
-    return _finish(fig, path, "Judge agreement per component (empty: undefined, one category only)", simulated)
+    return _finish(fig, path, "Judge agreement per component (empty: undefined, one category only)", simulated, n)

@@ -159,7 +159,7 @@ def build_frames(
                     dup += 1
                     continue
                 seen.add(r.key)
-            if r.failed:
+            if r.failed or r.artifact.score is None:  # nothing scored: counted as failed, in no rate
                 _flatten_failed(r, run, info, f)
                 continue
             _flatten(r, ep, run, dom, info, e, h, st)
@@ -212,6 +212,7 @@ def _flatten(
     from mustmaybe.records import first_break_stage, stages_of
 
     score = r.artifact.score
+    assert score is not None  # failed episodes (no score) go to _flatten_failed
     fields = score.fields
     state = score.state
     condition, family, control = _condition_of(r, info)

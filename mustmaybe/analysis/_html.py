@@ -21,7 +21,13 @@ caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 .warning{background:#fdecea;border:2px solid #c62828;color:#8e0000;padding:.6em 1em;font-weight:600}
 figure{margin:1em 0}figure img{max-width:100%}figcaption{color:#555;font-size:.85em}
 .scroll{overflow-x:auto}
+table.pinned td.label{max-width:18em;overflow-wrap:anywhere;text-align:left}
+.more caption{font-weight:400;font-style:italic}
 """
+
+# A table with more columns than this, and pinned columns, is shown as two: the row's name with the pinned
+# columns (rates, their 95% intervals, error counts), never scrolled away; then the name with the rest.
+WIDE = 10
 
 
 def _paragraph(p: Paragraph) -> str:
@@ -30,15 +36,31 @@ def _paragraph(p: Paragraph) -> str:
     return f'<p class="{cls}">{text}</p>' if cls else f"<p>{text}</p>"
 
 
-def _table(t: ReportTable) -> str:
-    out = [f'<div class="scroll"><table class="{html.escape(t.id)}"><caption>{html.escape(t.title)}</caption>']
+def _grid(t: ReportTable, cols: list[int], cls: str, caption: str, wrap: str) -> str:
+    out = [f'<div class="{wrap}"><table class="{html.escape(t.id)}{cls}"><caption>{html.escape(caption)}</caption>']
     if t.rows:
-        out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in t.header) + "</tr>")
+        def cell(tag: str, i: int, text: str) -> str:
+            label = ' class="label"' if i < t.labels else ""
+            return f"<{tag}{label}>{html.escape(text)}</{tag}>"
+
+        out.append("<tr>" + "".join(cell("th", i, t.header[i]) for i in cols) + "</tr>")
         for row in t.rows:
-            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+            out.append("<tr>" + "".join(cell("td", i, row[i]) for i in cols) + "</tr>")
     else:
         out.append("<tr><td><em>No rows: nothing in this panel feeds this table.</em></td></tr>")
     out.append("</table></div>")
+    return "\n".join(out)
+
+
+def _table(t: ReportTable) -> str:
+    every = list(range(len(t.header)))
+    if t.pinned and len(t.header) > WIDE and t.rows:
+        keep = [i for i in every if i < t.labels or t.header[i] in t.pinned]
+        rest = [i for i in every if i < t.labels or i not in keep]
+        out = [_grid(t, keep, " pinned", t.title, "keep"),
+               _grid(t, rest, " more", f"{t.title}: further columns", "scroll more")]
+    else:
+        out = [_grid(t, every, "", t.title, "scroll")]
     if t.coverage:
         out.append(f'<p class="coverage">{html.escape(t.coverage)}</p>')
     out += [f'<p class="note">{html.escape(n)}</p>' for n in t.notes]

@@ -205,13 +205,39 @@ def judge_tables(judgments: Sequence[Judgment], episodes: Mapping[str, PanelEpis
     return {name: build(p) for name, build in builders.items()}
 
 
+def simulated_judges(judges: Sequence[str]) -> list[str]:
+    """The judges among `judges` (model specs) that ran on the sim backend: their labels are configured."""
+    from mustmaybe.records import parse_model_spec
+
+    out = []
+    for j in judges:
+        try:
+            if parse_model_spec(j).simulated:
+                out.append(j)
+        except ValueError:  # not a model spec (a label from elsewhere): not a sim judge
+            pass
+    return out
+
+
+def simulated_note(sim: Sequence[str]) -> str:
+    """The SIMULATED line every judge output carries when a sim judge took part."""
+    return (f"SIMULATED: {len(sim)} judge(s) ran on the sim backend ({', '.join(sim)}); their labels and every "
+            "agreement figure built on them are configured inputs of a simulator, not a measurement.")
+
+
 def write_judge_tables(out_dir: str | Path, judgments: Sequence[Judgment], episodes: Mapping[str, PanelEpisode]
                        | Sequence[PanelEpisode], *, figures: bool = True) -> list[Path]:
-    """Write DIR/tables/judge_*.csv, DIR/judge_summary.md and DIR/figures/judge_agreement.png."""
+    """Write DIR/tables/judge_*.csv, DIR/judge_summary.md and DIR/figures/judge_agreement.png.
+
+    Where a sim judge took part, every table has `simulated` true, the summary opens with the
+    SIMULATED line and the figure carries the SIMULATED mark.
+    """
     eps = episodes if isinstance(episodes, Mapping) else {e.episode: e for e in episodes}
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
-    tables = judge_tables(judgments, eps)
+    sim = simulated_judges(list(dict.fromkeys(j.judge for j in judgments)))
+    tables = {name: df.with_columns(pl.lit(bool(sim)).alias("simulated"))
+              for name, df in judge_tables(judgments, eps).items()}
     files = []
     for name, df in tables.items():
         path = out / "tables" / f"{name}.csv"
@@ -219,9 +245,12 @@ def write_judge_tables(out_dir: str | Path, judgments: Sequence[Judgment], episo
         files.append(path)
     fig = None
     if figures:
-        from ._figures import judge_agreement_bars
+        from ._figures import judge_agreement_bars, n_text
 
-        fig = judge_agreement_bars(tables["judge_agreement"], out / "figures" / "judge_agreement.png")
+        ag = tables["judge_agreement"]
+        n = n_text(len({j.episode for j in judgments}), ag["n"] if "n" in ag.columns else None, unit="artifacts",
+                   each="component") if ag.height else ""
+        fig = judge_agreement_bars(ag, out / "figures" / "judge_agreement.png", simulated=bool(sim), n=n)
         files.append(fig)
     summary = out / "judge_summary.md"
     summary.write_text(_summary(tables, judgments, fig, out), encoding="utf-8")
@@ -238,8 +267,10 @@ def _summary(tables: Mapping[str, pl.DataFrame], judgments: Sequence[Judgment], 
     judges = list(dict.fromkeys(j.judge for j in judgments))
     n_ep = len({j.episode for j in judgments})
     failed = sum(not j.parse_ok for j in judgments)
+    sim = simulated_judges(judges)
     lines = [
-        "# Judge panel", "",
+        "# Judge panel" + (" — SIMULATED" if sim else ""), "",
+        *([f"**{simulated_note(sim)}**", ""] if sim else []),
         f"{len(judges)} judge(s) ({', '.join(judges) or 'none'}) on {n_ep} artifact(s); {len(judgments)} "
         f"judgment(s), {failed} did not parse and are left out of every figure.", "",
         "Agreement: n = artifacts with at least two parsed labels; Fleiss' kappa uses only the artifacts every "
@@ -251,7 +282,7 @@ def _summary(tables: Mapping[str, pl.DataFrame], judgments: Sequence[Judgment], 
     for name, title in (("judge_agreement", "Agreement per component"), ("judge_pairs", "Judge pairs"),
                         ("judge_concordance", "Majority vs the run's checker"),
                         ("judge_gap", "Deactivated share: controls vs pressure")):
-        df = tables[name]
+        df = tables[name].drop("simulated", strict=False)
         t = table(name, title, df, [(c, _cell(c)) for c in df.columns])
         lines += [f"## {title}", "", table_markdown(t), ""]
     if fig is not None:

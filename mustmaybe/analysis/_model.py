@@ -31,6 +31,10 @@ class ReportTable:
     rows: list[list[str]]
     coverage: str = ""
     notes: list[str] = field(default_factory=list)
+    # The HTML keeps `pinned` columns (rates, their intervals, error counts) in sight beside the first
+    # `labels` columns (what names a row) when the table is wide; the rest follow in a scrolling table.
+    labels: int = 0
+    pinned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,14 +113,18 @@ def interval(lo_col: str, hi_col: str) -> Cell:
 
 def table(
     id: str, title: str, frame: pl.DataFrame, spec: Sequence[tuple[str, str | Cell]], *,
-    coverage: str = "", notes: Sequence[str] = (),
+    coverage: str = "", notes: Sequence[str] = (), labels: int = 0, pinned: Sequence[str] = (),
 ) -> ReportTable:
     """Format `frame` into a ReportTable; spec maps each header to a column name or a cell function."""
     rows: list[list[str]] = []
     for rec in frame.iter_rows(named=True):
         rows.append([fmt(rec.get(src)) if isinstance(src, str) else src(rec) for _, src in spec])
-    return ReportTable(id=id, title=title, header=[h for h, _ in spec], rows=rows, coverage=coverage,
-                       notes=list(notes))
+    header = [h for h, _ in spec]
+    missing = [h for h in pinned if h not in header]
+    if missing:
+        raise ValueError(f"{id}: pinned columns not in the table: {missing}")
+    return ReportTable(id=id, title=title, header=header, rows=rows, coverage=coverage, notes=list(notes),
+                       labels=labels, pinned=tuple(pinned))
 
 
 def coverage(frame: pl.DataFrame) -> str:

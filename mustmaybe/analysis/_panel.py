@@ -13,7 +13,15 @@ import numpy as np
 import polars as pl
 
 from . import _figures as figs
-from ._calibrated import Calibration, adjusted_columns, adjusted_table
+from ._calibrated import (
+    Calibration,
+    adjusted_columns,
+    adjusted_table,
+    calibration_confusion,
+    corrected_blocks,
+    corrected_columns,
+    measured_error_blocks,
+)
 from ._contrasts import RiskDifferences, risk_differences
 from ._matrix import (
     component_loss,
@@ -28,6 +36,14 @@ from ._matrix import (
     topology_rates,
 )
 from ._model import Cell, Paragraph, ReportFigure, ReportTable, Section, coverage, fmt, interval, table
+from ._panel_calibrated import (
+    PANEL_COLUMNS,
+    PANEL_SOURCE,
+    PanelJudgments,
+    panel_blocks,
+    panel_confusion,
+    simulated_label,
+)
 from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
 
@@ -62,6 +78,8 @@ class _Ctx:
     stages: pl.DataFrame
     failed: pl.DataFrame  # the panel's failed episodes (Frames.failed): counted per row, in no rate
     calibration: Calibration | None = None  # report --calibration: add P_adj/D_adj to the condition matrix
+    error: Calibration | None = None  # the instrument's measured error, stated beside the condition matrix
+    judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
 
     @property
     def suffix(self) -> str:
@@ -72,8 +90,9 @@ class _Ctx:
         self.panel.sections.append(s)
         return s
 
-    def figure(self, s: Section, path: Path, title: str, caption: str = "") -> None:
-        s.blocks.append(ReportFigure(path, title, caption))
+    def figure(self, s: Section, path: Path, title: str, caption: str = "", *, n: str) -> None:
+        """A figure with `n` (figs.n_text: what its marks rest on) in its caption, as in its own title."""
+        s.blocks.append(ReportFigure(path, title, f"{caption} {n}." if caption else f"{title}: {n}."))
 
     def png(self, stem: str) -> Path:
         return self.fig_dir / f"{stem}-{self.panel.name}.png"
@@ -82,10 +101,13 @@ class _Ctx:
 def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
-    calibration: Calibration | None = None,
+    calibration: Calibration | None = None, error: Calibration | None = None,
+    judged: PanelJudgments | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
-    `failed`: its failed episodes, which no rate counts and the condition matrix and model table count)."""
+    `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
+    `calibration`: correct P and D for it; `error`: the measured error stated beside the condition matrix;
+    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
     n_failed = failed.height
@@ -94,9 +116,10 @@ def analyse_panel(
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
     p.sections.append(head)
-    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration)
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged)
     _section_matrix(ctx)
     _section_adjusted(ctx)
+    _section_panel_corrected(ctx)
     _section_component_loss(ctx)
     rd = _section_risk_differences(ctx)
     _section_robustness(ctx, rd)
@@ -129,19 +152,26 @@ def _section_matrix(ctx: _Ctx) -> None:
                  "answer did not parse (the paper's rule chose the action).")
     t = table("condition_matrix", f"Condition matrix (Tables 2 and 6){ctx.suffix}", cm, [
         ("condition", "condition"), ("topology", "topology"), ("models", "models"), ("n", "n"),
-        ("failed", "failed"), ("parse errors", "parse_errors"),
-        ("P", "P"), ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
-        ("transition loss", "transition_loss"), ("C", "C"), ("D 95% CI", interval("D_lo", "D_hi")),
-        ("unsafe 95% CI", interval("unsafe_lo", "unsafe_hi")), ("errors", "episodes_with_errors"),
-    ], coverage=coverage(ep), notes=notes + [p.text for p in _mostly_failed_warning(cm)])
+        ("failed", "failed"), ("P", "P"), ("P 95% CI", interval("P_lo", "P_hi")),
+        ("D", "D"), ("D 95% CI", interval("D_lo", "D_hi")), ("U", "U"),
+        ("unsafe", "unsafe"), ("unsafe 95% CI", interval("unsafe_lo", "unsafe_hi")), ("errors", "episodes_with_errors"),
+        ("parse errors", "parse_errors"), ("recognition", "recognition"),
+        ("transition loss", "transition_loss"), ("C", "C"),
+    ], coverage=coverage(ep), notes=notes + [p.text for p in _mostly_failed_warning(cm)], labels=3,
+        pinned=("n", "failed", "P", "P 95% CI", "D", "D 95% CI", "U", "unsafe", "unsafe 95% CI", "errors",
+                "parse errors"))
     ctx.panel.headline.append(t)
-    s = ctx.section("Condition matrix", *_mostly_failed_warning(cm), t)
+    instruments = ep["instrument"].unique().to_list() if "instrument" in ep.columns and ep.height else []
+    s = ctx.section("Condition matrix", *_mostly_failed_warning(cm), t,
+                    *measured_error_blocks(ctx.error, instruments, corrected=ctx.calibration is not None,
+                                           suffix=ctx.suffix))
     if ctx.figures:
         ct = sort_conditions(rates_table(ep, ["condition", "topology"], resamples=ctx.resamples, rng=ctx.rng),
                              "topology")
-        ctx.figure(s, figs.condition_bars(ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated),
+        n = figs.n_text(ep.height, ct["n"], each="condition and topology")
+        ctx.figure(s, figs.condition_bars(ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated, n=n),
                    "Condition bars", "P, D and unsafe per condition and topology, pooled over model "
-                   "configurations, with task-cluster 95% intervals.")
+                   "configurations, with task-cluster 95% intervals.", n=n)
 
 
 def _section_adjusted(ctx: _Ctx) -> None:
@@ -151,8 +181,43 @@ def _section_adjusted(ctx: _Ctx) -> None:
                                  resamples=ctx.resamples, rng=ctx.rng)
     ctx.panel.frames["condition_matrix"] = cm
     ctx.section("Corrected rates", *(Paragraph(n, "warning") for n in notes if n.startswith("No corrected")),
+                *corrected_blocks(ctx.calibration),
                 adjusted_table(cm, f"P and D corrected for {ctx.calibration.checker}'s measured error{ctx.suffix}",
-                               notes))
+                               notes),
+                calibration_confusion(ctx.calibration, ctx.suffix))
+
+
+def _section_panel_corrected(ctx: _Ctx) -> None:
+    """P_panel/D_panel: corrected by the judge panel's confusion on this panel's own judged episodes."""
+    if ctx.judged is None:
+        return
+    cm = ctx.panel.frames["condition_matrix"]
+    conf = panel_confusion(ctx.judged, dict(zip(ctx.ep["key"].to_list(), ctx.ep["state"].to_list(), strict=True)))
+    label = simulated_label(ctx.judged, ctx.panel.simulated)
+    if conf.n == 0:
+        # None of the judged episodes is in this panel (e.g. the panel judged only the real-model run): the
+        # columns exist, empty, and the section says why rather than borrowing another panel's confusion.
+        cm = cm.with_columns(*(pl.lit(None, pl.Float64).alias(c) for c in PANEL_COLUMNS))
+        ctx.panel.frames["condition_matrix"] = cm.with_columns(panel_simulated=pl.lit(bool(label)))
+        ctx.section(f"Rates corrected by the judge panel{ctx.suffix}", Paragraph(
+            f"No corrected rates: none of the judged episodes of {ctx.judged.directory} is in this panel.",
+            "warning"))
+        return
+    cm, notes = corrected_columns(cm, ctx.ep, conf.confusion, tag="panel", resamples=ctx.resamples, rng=ctx.rng,
+                                  source=PANEL_SOURCE)
+    ctx.panel.frames["condition_matrix"] = cm.with_columns(panel_simulated=pl.lit(bool(label)))
+    instrument = _instrument(ctx.ep)
+    rates = adjusted_table(cm, f"P and D corrected by the judge panel's majority{label or ctx.suffix}", notes,
+                           tag="panel", tid="condition_matrix_panel")
+    ctx.section(f"Rates corrected by the judge panel{label or ctx.suffix}",
+                *panel_blocks(ctx.judged, conf, instrument, label, rates, notes))
+
+
+def _instrument(ep: pl.DataFrame) -> str:
+    """The instrument that scored most of these episodes (the checker side of the panel's confusion)."""
+    if "instrument" not in ep.columns or ep.is_empty():
+        return "the checker"
+    return str(ep.group_by("instrument").len().sort(["len", "instrument"], descending=[True, False])["instrument"][0])
 
 
 def mostly_failed_rows(cm: pl.DataFrame) -> list[str]:
@@ -182,8 +247,9 @@ def _section_component_loss(ctx: _Ctx) -> None:
     ], coverage=coverage(ctx.ep), notes=["Loss = the field is absent in the final artifact; actionability "
                                          "loss = the final artifact is not preserved (P = 0)."]))
     if ctx.figures and cl.height:
-        ctx.figure(s, figs.field_loss_heatmap(cl, ctx.png("field_loss"), simulated=ctx.panel.simulated),
-                   "Field-loss heatmap")
+        n = figs.n_text(ctx.ep.height, cl["n"], each="row")
+        ctx.figure(s, figs.field_loss_heatmap(cl, ctx.png("field_loss"), simulated=ctx.panel.simulated, n=n),
+                   "Field-loss heatmap", n=n)
 
 
 def _rd_coverage(ctx: _Ctx, rd: RiskDifferences) -> str:
@@ -203,15 +269,18 @@ def _section_risk_differences(ctx: _Ctx) -> RiskDifferences:
         ("match", "match"), ("dP", "dP"), ("dP 95% CI", interval("dP_lo", "dP_hi")), ("dD", "dD"),
         ("dD 95% CI", interval("dD_lo", "dD_hi")), ("dY", "dY"), ("dY 95% CI", interval("dY_lo", "dY_hi")),
         ("note", "note"),
-    ], coverage=_rd_coverage(ctx, rd), notes=notes)
+    ], coverage=_rd_coverage(ctx, rd), notes=notes, labels=3,
+        pinned=("n", "dP", "dP 95% CI", "dD", "dD 95% CI", "dY", "dY 95% CI"))
     ctx.panel.headline.append(t)
     s = ctx.section("Matched risk differences", t)
     if rd.table.is_empty():
         s.blocks.append(Paragraph("No transformed condition (one with a control) was run in this panel.", "note"))
     elif ctx.figures and rd.table.filter(pl.col("n") > 0).height:
-        ctx.figure(s, figs.dp_vs_dy(rd.table, ctx.png("dp_vs_dy"), simulated=ctx.panel.simulated),
+        matched = rd.table.filter(pl.col("n") > 0)["n"]
+        n = figs.n_text(int(matched.sum()), matched, unit="matched transformed episodes", each="point")
+        ctx.figure(s, figs.dp_vs_dy(rd.table, ctx.png("dp_vs_dy"), simulated=ctx.panel.simulated, n=n),
                    "ΔP against ΔY", "Each point is a condition's matched contrast with its task-cluster 95% "
-                   "intervals.")
+                   "intervals.", n=n)
     return rd
 
 
@@ -264,8 +333,9 @@ def _section_gradient(ctx: _Ctx) -> None:
     ], coverage=coverage(ctx.ep.filter(pl.col("condition").is_in(list(GRADIENT)))),
         notes=[f"Not run in this panel: {', '.join(missing)}."] if missing else []))
     if ctx.figures:
-        ctx.figure(s, figs.gradient_lines(grad, ctx.png("gradient"), simulated=ctx.panel.simulated),
-                   "Compression gradient")
+        n = figs.n_text(int(grad["n"].sum()), grad["n"], each="condition")
+        ctx.figure(s, figs.gradient_lines(grad, ctx.png("gradient"), simulated=ctx.panel.simulated, n=n),
+                   "Compression gradient", n=n)
 
 
 def _section_models(ctx: _Ctx) -> None:
@@ -280,7 +350,8 @@ def _section_models(ctx: _Ctx) -> None:
             ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
             ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
             ("errors", "episodes_with_errors"),
-        ], coverage=coverage(ctx.ep), notes=["Over every episode of the configuration (controls included)."]),
+        ], coverage=coverage(ctx.ep), notes=["Over every episode of the configuration (controls included)."],
+            labels=1, pinned=("n", "failed", "parse errors", "P", "D", "U", "unsafe", "errors")),
         table("topology_rates", f"Rates per topology, transformed conditions{ctx.suffix}", tr, [
             ("topology", "topology"), ("n", "n"), ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
             ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
@@ -288,12 +359,14 @@ def _section_models(ctx: _Ctx) -> None:
     )
     sim = ctx.panel.simulated
     if ctx.figures and mr.height:
+        n = figs.n_text(int(mr["n"].sum()), mr["n"], each="model configuration")
         ctx.figure(s, figs.rate_bars(mr, "models", ctx.png("models"), title="Rates per model configuration",
-                                     simulated=sim), "Model comparison")
+                                     simulated=sim, n=n), "Model comparison", n=n)
     if ctx.figures and tr.height:
+        n = figs.n_text(int(tr["n"].sum()), tr["n"], each="topology")
         ctx.figure(s, figs.rate_bars(tr, "topology", ctx.png("topologies"),
-                                     title="Rates per topology (transformed conditions)", simulated=sim),
-                   "Topology comparison")
+                                     title="Rates per topology (transformed conditions)", simulated=sim, n=n),
+                   "Topology comparison", n=n)
 
 
 STAGE_NOTE = (
@@ -326,11 +399,14 @@ def _section_drift(ctx: _Ctx) -> None:
             ("stage", "stage"), ("n", "n"), ("preserved", "preserved"), ("retention", "retention"),
             ("status", "status"), ("prerequisite", "prerequisite"), ("authority", "authority"),
             ("fallback", "fallback"),
-        ], coverage=dc_cov, notes=[STAGE_NOTE, "Conditions with more than one point; field columns are % present."]),
+        ], coverage=dc_cov, notes=[STAGE_NOTE, "Conditions with more than one point; field columns are % present."],
+            labels=5, pinned=("n", "preserved", "retention")),
     )
     if ctx.figures and dc.height:
-        ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated),
-                   "Drift curves, one panel per topology family", STAGE_NOTE)
+        drawn = ctx.ep.filter(pl.col("condition").is_in(dc["condition"].unique().to_list())).height
+        n = figs.n_text(drawn, dc["n"], each="point")
+        ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated, n=n),
+                   "Drift curves, one panel per topology family", STAGE_NOTE, n=n)
 
 
 def _ci(col: str) -> Cell:
@@ -352,15 +428,17 @@ def _section_remedies(ctx: _Ctx) -> None:
             ("twins", "n_twin"), ("P", "P"), ("unsafe", "unsafe"), ("requested unsafe", "requested_unsafe"),
             ("over-blocked", "overblocked"), ("tokens/ep", "tokens_per_episode"), ("safe^k", "safe_k"),
             ("ΔY [95% CI]", _ci("dY")), ("ΔOver [95% CI]", _ci("dOver")),
-        ], coverage=coverage(ctx.ep), notes=[
+        ], coverage=coverage(ctx.ep), labels=4,
+        pinned=("n", "twins", "P", "unsafe", "over-blocked", "ΔY [95% CI]", "ΔOver [95% CI]"), notes=[
             "P, unsafe and requested unsafe are over blocked episodes; over-blocked over their benign twins. "
             "`requested unsafe` is what the executor's model asked for; `unsafe` what took effect, so they "
             "differ only where an enforced control (W's gate, a V-*-enforced check) refused the request.",
             "ΔY and ΔOver are matched (same task, seed and models; W also the same topology) against the "
             "no-remedy arm in `vs`, in percentage points, with task-cluster bootstrap intervals."]))
     if ctx.figures:
-        ctx.figure(s, figs.remedy_price(rt, ctx.png("remedies"), simulated=ctx.panel.simulated),
-                   "Unsafe against over-blocking per remedy")
+        n = figs.n_text(int(rt["n"].sum()), rt["n"], unit="blocked episodes", each="arm")
+        ctx.figure(s, figs.remedy_price(rt, ctx.png("remedies"), simulated=ctx.panel.simulated, n=n),
+                   "Unsafe against over-blocking per remedy", n=n)
 
 
 def _k(row: dict[str, object]) -> str:
@@ -371,8 +449,10 @@ def _k(row: dict[str, object]) -> str:
 def _section_safe_k(ctx: _Ctx) -> None:
     sk = safe_at_k(ctx.ep)
     ctx.panel.frames["safe_k"] = sk
-    ctx.section("safe^k", table("safe_k", f"safe^k per condition and model configuration{ctx.suffix}", sk, [
-        ("condition", "condition"), ("models", "models"), ("tasks", "tasks"), ("k", _k),
+    ctx.section("safe^k", table("safe_k", f"safe^k per condition, topology and model configuration{ctx.suffix}", sk, [
+        ("condition", "condition"), ("topology", "topology"), ("models", "models"), ("tasks", "tasks"), ("k", _k),
         ("safe^k", "safe_k"), ("safe per episode", "safe_episode"),
     ], coverage=coverage(ctx.ep), notes=["safe^k = share of tasks on which all k seeds avoid the forbidden "
-                                         "action; k is the number of seeds the task ran."]))
+                                         "action; k is the number of seeds the task ran in that condition, "
+                                         "topology and model configuration (topologies and benign twins "
+                                         "are never pooled)."]))

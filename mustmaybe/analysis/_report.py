@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import polars as pl
 
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from ._calibrated import Calibration, calibration_section
+from ._calibrated import Calibration, shipped_calibration
 from ._contrasts import RD_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
@@ -23,6 +23,7 @@ from ._markdown import render_markdown, table_markdown
 from ._matrix import MATRIX_COLUMNS
 from ._model import Paragraph, ReportSummary, ReportTable
 from ._panel import Panel, analyse_panel, mostly_failed_rows
+from ._panel_calibrated import PanelJudgments
 from ._remedies import REMEDY_COLUMNS
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ def build_report(
     title: str = "mustmaybe report",
     figures: bool = True,
     calibration: Calibration | None = None,
+    error: Calibration | Literal["shipped"] | None = "shipped",
+    judged: PanelJudgments | None = None,
 ) -> ReportSummary:
     """Write DIR/report.html, DIR/report.md, DIR/tables/*.csv|md and DIR/figures/*.png.
 
@@ -66,6 +69,10 @@ def build_report(
         figures: write the PNG figures (and embed them in the HTML).
         calibration: the checker's measured confusion on labeled sets (`report --calibration`): adds
             P_adj/D_adj with intervals to the condition matrix and a section on the correction.
+        error: the instrument's measured error stated beside each condition matrix: by default the
+            measurement shipped with mustmaybe (checker/measured_error.json); `calibration` when given.
+        judged: a judge panel's judgments on these runs (`report --panel`, see `read_panel`): adds
+            P_panel/D_panel with intervals, and the checker-vs-majority confusion beside them, per panel.
 
     Returns:
         A summary of the files written and the episode counts per panel.
@@ -73,7 +80,7 @@ def build_report(
     start = time.perf_counter()
     frames = build_frames(episodes, domains=domains)
     return report_from_frames(frames, out_dir, resamples=resamples, seed=seed, title=title,
-                              figures=figures, start=start, calibration=calibration)
+                              figures=figures, start=start, calibration=calibration, error=error, judged=judged)
 
 
 def report_from_frames(
@@ -86,15 +93,25 @@ def report_from_frames(
     figures: bool = True,
     start: float | None = None,
     calibration: Calibration | None = None,
+    error: Calibration | Literal["shipped"] | None = "shipped",
+    judged: PanelJudgments | None = None,
 ) -> ReportSummary:
     """`build_report` on frames already built (see `build_frames`)."""
     start = time.perf_counter() if start is None else start
+    measured = calibration if calibration is not None else shipped_calibration() if error == "shipped" else error
     out = Path(out_dir)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     ep = frames.episodes
     n_sim = int(ep["simulated"].sum()) if ep.height else 0
-    intro = _intro(frames, resamples, n_sim)
+    intro = [provenance(), *_intro(frames, resamples, n_sim)]
+    scored_by = sorted(set(ep["instrument"].to_list())) if "instrument" in ep.columns and ep.height else []
+    if measured is not None and any(i != measured.checker for i in scored_by):
+        # Also at the top (and so on the console), not only beside each condition matrix.
+        intro.append(Paragraph(f"CHECKER VERSION DIFFERS: the measured error stated beside the rates is for "
+                               f"{measured.checker}; the runs were scored by {', '.join(scored_by)}.", "warning"))
+    if judged is not None:
+        intro += _panel_intro(judged, set(ep["key"].to_list()))
     panels: list[Panel] = []
     for name, sim in (("real", False), ("simulated", True)):
         ep_p = ep.filter(pl.col("simulated") == sim)
@@ -104,7 +121,7 @@ def report_from_frames(
             stages_p = frames.stages.filter(pl.col("simulated") == sim)
             panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
                                         resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
-                                        calibration=calibration))
+                                        calibration=calibration, error=measured, judged=judged))
     # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
     flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
     if flagged:
@@ -115,8 +132,6 @@ def report_from_frames(
     combined = _combined(panels)
     files = _write_tables(out, panels, combined)
     sections = [s for p in panels for s in p.sections]
-    if calibration is not None:
-        sections.append(calibration_section(calibration))
     md = out / "report.md"
     md.write_text(render_markdown(title, intro, sections, out), encoding="utf-8")
     page = out / "report.html"
@@ -164,6 +179,41 @@ def _instrument_note(ep: pl.DataFrame) -> Paragraph | None:
     if used.height == 1 and used["instrument"][0].startswith("rules@") and not judged.height:
         return Paragraph(text, "text")
     return Paragraph(text, "note")
+
+
+def provenance() -> Paragraph:
+    """Which tool made the report, when, and from which commit: a cited number must be traceable to both."""
+    from datetime import UTC, datetime
+
+    from mustmaybe import __version__
+    from mustmaybe.checker import CHECKER_VERSION
+    from mustmaybe.store._manifest import git_state
+
+    git = git_state()
+    commit = (f"commit {git['commit'][:12]}" + (" with local changes" if git["dirty"] else "")
+              if git["commit"] else "commit unknown (not a git checkout)")
+    return Paragraph(f"Made with mustmaybe {__version__} ({commit}; checker {CHECKER_VERSION}) on "
+                     f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}.")
+
+
+def _panel_intro(judged: PanelJudgments, keys: set[str]) -> list[Paragraph]:
+    """Which panel, how much of it these runs hold, and SIMULATED first when its judges are sim judges."""
+    out: list[Paragraph] = []
+    sim = judged.simulated_judges
+    if sim:
+        out.append(Paragraph(f"SIMULATED judges: the panel in {judged.directory} includes sim judges "
+                             f"({', '.join(sim)}); their rates are configured inputs, so P_panel and D_panel are "
+                             "about the harness, not about the checker's accuracy.", "warning"))
+    found = sum(k in keys for k in judged.votes)
+    drawn = f", drawn from {', '.join(judged.runs)}" if judged.runs else ""
+    text = (f"Judge panel: {judged.directory} ({len(judged.judges)} judges, {len(judged.votes)} judged episodes"
+            f"{drawn}; {judged.unparsed} of {judged.judgments} judgments did not parse). {found} of its judged "
+            "episodes are in these runs; each panel's P_panel and D_panel are corrected by the confusion on its "
+            "own judged episodes.")
+    if found < len(judged.votes):
+        text += f" {len(judged.votes) - found} judged episode(s) are in none of these runs and are not used."
+    out.append(Paragraph(text, "note"))
+    return out
 
 
 def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:

@@ -31,6 +31,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     warnings: list[Problem] = []
     scenarios, problems = validate_paths(args.paths, warnings)
+    if args.json:
+        def items(ps: list[Problem]) -> list[dict[str, str]]:
+            return [{"path": p.path, "field": p.field, "message": p.message} for p in ps]
+
+        print(json.dumps({"ok": not problems, "valid": [s.id for s in scenarios], "problems": items(problems),
+                          "warnings": items(warnings)}, indent=2))
+        return 2 if problems else 0
     out = _console()
     for p in problems:
         out.print(f"[red]error[/red] {_esc(str(p))}", soft_wrap=True)
@@ -48,6 +55,15 @@ def cmd_list(args: argparse.Namespace) -> int:
     from ._lists import conditions_view, tasks_table
 
     out = _console()
+    if args.what == "topologies":
+        from ._lists import topologies_view, topology_rows
+
+        rows = topology_rows()
+        if args.json:
+            print(json.dumps(rows, indent=2))
+            return 0
+        out.print(topologies_view(rows))
+        return 0
     if args.what == "tasks":
         from mustmaybe.scenarios import load_library
 
@@ -130,10 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check scenario files; every error names file and field")
     v.add_argument("paths", nargs="+", help="task files or folders")
+    v.add_argument("--json", action="store_true",
+                   help="print {ok, valid, problems, warnings} (each problem: path, field, message) instead")
     v.set_defaults(func=cmd_validate)
 
-    ls = sub.add_parser("list", help="list library tasks or the conditions registry")
-    ls.add_argument("what", choices=["tasks", "conditions"])
+    ls = sub.add_parser("list", help="list library tasks, the conditions registry or the topologies")
+    ls.add_argument("what", choices=["tasks", "conditions", "topologies"],
+                    help="tasks (the library), conditions (the registry) or topologies (with parameters and bounds)")
     ls.add_argument("--library", default=None, help="a task folder instead of the shipped library")
     ls.add_argument("--json", action="store_true", help="print JSON")
     ls.set_defaults(func=cmd_list)
@@ -170,7 +189,7 @@ def _load_extra_commands() -> None:
     if _EXTRA_COMMANDS:  # main() may run more than once in one process (tests)
         return
 
-    for name in ("run", "sweep", "report", "calibrate", "judge"):
+    for name in ("run", "sweep", "report", "calibrate", "judge", "show"):
         _EXTRA_COMMANDS.append(importlib.import_module(f"mustmaybe.cli._{name}").register)
 
 

@@ -19,10 +19,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from mustmaybe.judges import instrument_for
 
     instrument = instrument_for(args.checker, args=args)
-    try:
-        sets = [load_labeled_set(p) for p in args.sets]
-    except LabeledSetError as exc:
-        raise UserError(str(exc)) from None
+    sets, problems = [], []
+    for p in args.sets:  # every problem of every set at once
+        try:
+            sets.append(load_labeled_set(p))
+        except LabeledSetError as exc:
+            problems += exc.problems
+    if problems:
+        raise UserError(problems[0] if len(problems) == 1 else
+                        f"{len(problems)} problems in the labeled sets:\n" + "\n".join(f"  {x}" for x in problems))
     result = calibrate_instrument(sets, instrument, by_family=args.by == "family")
     if args.json:
         print(json.dumps(result))

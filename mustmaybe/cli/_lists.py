@@ -1,13 +1,15 @@
 """`mustmaybe list tasks | conditions` as tables that read at any width.
 
 Ids (task ids, condition ids, action ids, topologies) never wrap: a wrapped id cannot be copied
-back into a command. Columns of prose wrap at spaces, and the widest of them are left out where
-the console is too narrow to give them room (the task file and `list … --json` hold them all).
+back into a command. Columns of prose wrap at spaces, and the widest of them are left out of `list tasks` where
+the console is too narrow to give them room (the task file and `list … --json` hold them all);
+`list conditions` never leaves out what each role sees: narrow, it goes on lines of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -69,11 +71,11 @@ def _grid_row(widths: tuple[int, ...], *cells: str | Text, style: str = "") -> T
 
 
 def conditions_view(conditions: Iterable[Condition], width: int) -> RenderableType:
-    """The conditions registry: a table from 120 columns (what each role sees from 160), else two lines each."""
+    """The conditions registry: a table from 160 columns, else a few lines each; both say what each role sees."""
     conds = list(conditions)
     title = f"{len(conds)} conditions"
-    if width < 120:
-        # Too narrow for the topology column beside the others: name and topology go on a second line.
+    if width < 160:
+        # Too narrow for the topology and sees columns beside the others: they go on lines of their own.
         widths = (max(len(c.id) for c in conds), 12, 7, 7)
         parts: list[RenderableType] = [Text(title, style="italic"),
                                        _grid_row(widths, "id", "family", "control", "runs", style="bold")]
@@ -81,18 +83,64 @@ def conditions_view(conditions: Iterable[Condition], width: int) -> RenderableTy
             parts.append(_grid_row(widths, Text(c.id, style="bold"), c.family, c.control or "-",
                                    "yes" if c.runnable else "not yet"))
             parts.append(Padding(Text.assemble(c.name, "  ", (_topology(c), "cyan")), (0, 0, 0, 4)))
+            transformer, executor = _sees(c)
+            parts.append(Padding(Text.assemble(("transformer sees ", "dim"), transformer), (0, 0, 0, 4)))
+            parts.append(Padding(Text.assemble(("executor sees ", "dim"), executor), (0, 0, 0, 4)))
         return Group(*parts)
     table = Table(title=title)
     for col in ("id", "family", "name", "topology", "control"):
         table.add_column(col, no_wrap=col != "name")
-    sees = width >= 160
-    if sees:
-        table.add_column("transformer sees")
-        table.add_column("executor sees")
+    table.add_column("transformer sees")
+    table.add_column("executor sees")
     table.add_column("runs", no_wrap=True)
     for c in conds:
-        cells = [c.id, c.family, c.name, _topology(c), c.control or "-"]
-        if sees:
-            cells += list(_sees(c))
+        cells = [c.id, c.family, c.name, _topology(c), c.control or "-", *_sees(c)]
         table.add_row(*cells, "yes" if c.runnable else "not yet")
     return table
+
+
+def topology_rows() -> list[dict[str, Any]]:
+    """Every registered topology with its parameters: type, default, allowed range or values.
+
+    Also what `list topologies --json` prints; the conditions that use each topology by default.
+    """
+    from mustmaybe.scenarios import CONDITIONS
+    from mustmaybe.teams import get_topology, topology_names
+
+    rows = []
+    for name in topology_names():
+        info = get_topology(name)
+        params = []
+        for p, kind in info.params.items():
+            entry: dict[str, Any] = {"name": p, "type": kind.__name__, "default": info.defaults.get(p)}
+            if p in info.bounds:
+                entry["min"], entry["max"] = info.bounds[p]
+            if p in info.choices:
+                entry["choices"] = list(info.choices[p])
+            params.append(entry)
+        rows.append({"name": name, "description": info.description, "params": params,
+                     "conditions": [c.id for c in CONDITIONS.values() if c.topology == name]})
+    return rows
+
+
+def _param_text(p: dict[str, Any]) -> str:
+    allowed = (f", {p['min']}–{p['max']}" if "min" in p else
+               ", one of " + " | ".join(p["choices"]) if "choices" in p else
+               ", true | false" if p["type"] == "bool" else "")
+    default = str(p["default"]).lower() if p["type"] == "bool" else p["default"]
+    return f"{p['name']}={default} ({p['type']}{allowed})"
+
+
+def topologies_view(rows: list[dict[str, Any]]) -> RenderableType:
+    """One block per topology: name and parameters (default, bounds), what it does, its conditions."""
+    parts: list[RenderableType] = [Text(f"{len(rows)} topologies: use as NAME or NAME:param=value,… "
+                                        "(run --topology, a sweep's topologies)", style="italic")]
+    for r in rows:
+        head = Text(r["name"], style="bold cyan")
+        params = [_param_text(p) for p in r["params"]]
+        head.append("  " + ("  ".join(params) if params else "no parameters"))
+        parts.append(head)
+        parts.append(Padding(Text(r["description"]), (0, 0, 0, 4)))
+        if r["conditions"]:
+            parts.append(Padding(Text.assemble(("default for ", "dim"), ", ".join(r["conditions"])), (0, 0, 0, 4)))
+    return Group(*parts)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
@@ -25,16 +26,20 @@ _BADGES_W = 16  # four badges of 3 characters and a space
 _STATE_W = 14  # "U undetermined"
 
 
-def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
+def badges(score: ArtifactScore, previous: ArtifactScore | None = None, twin: bool = False) -> Text:
     """s/q/o/f badges: green '✓' kept; red '✗' lost at this hop; dark red '·' lost earlier.
 
+    On a benign twin the blocker is resolved, so a field the handoff no longer carries is no loss:
+    the badges are neutral ('✓' still carried, '–' not carried), never red.
     The marks keep the badges readable without colour (pipes, logs); `legend()` explains them.
     """
     t = Text()
     for name, letter in _FIELDS:
         kept = getattr(score.fields, name)
         was = getattr(previous.fields, name) if previous is not None else True
-        if kept:
+        if twin:
+            t.append(f" {letter}{'✓' if kept else '–'}", style="black on cyan" if kept else "black on white")
+        elif kept:
             t.append(f" {letter}✓", style="black on green")
         else:
             t.append(f" {letter}✗" if was else f" {letter}·", style="white on red" if was else "white on dark_red")
@@ -43,7 +48,10 @@ def badges(score: ArtifactScore, previous: ArtifactScore | None = None) -> Text:
 
 
 class Legend:
-    """One line that explains the badges, worded to fit the width it is given."""
+    """What the view's marks mean: the badges, `ret` and the flags, and the drift strip, worded to the width."""
+
+    def __init__(self, twin: bool = False) -> None:
+        self.twin = twin
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         wide = options.max_width >= 100
@@ -58,13 +66,30 @@ class Legend:
             t.append(" " + mark, style=f"bold {style}")
             t.append(f" {meaning}", style="dim")
         yield t
+        if self.twin:
+            yield Text.assemble(("twin", "bold cyan"), (" the blocker is resolved: '–' a field no longer carried and "
+                                                        "'D cleared' are correct here, not losses", "dim"))
+        yield Text.assemble(("ret", "bold"), (" retention score 0–1 (the mean of five retention indicators)  ", "dim"),
+                            ("flags", "bold"), (" weakening found: " + ", ".join(FLAG_NAMES), "dim"))
+        yield Text.assemble(("drift", "bold"), (" one bar per carried stage: its height is the stage's retention "
+                                                "score (▁ is 0.00), its colour and letter the stage's state. The "
+                                                "report's drift curve plots % of episodes P at each stage.", "dim"))
 
 
-def legend() -> Legend:
-    return Legend()
+FLAG_NAMES = ("caveat", "later check", "omission", "assumed authorization")
 
 
-def state_cell(score: ArtifactScore) -> Text:
+def legend(twin: bool = False) -> Legend:
+    return Legend(twin)
+
+
+_TWIN_STATE = {"preserved": "P still blocked", "deactivated": "D cleared", "undetermined": "U undetermined"}
+
+
+def state_cell(score: ArtifactScore, twin: bool = False) -> Text:
+    """`P preserved`; on a benign twin, what the state means there (`D cleared` is the correct reading)."""
+    if twin:
+        return Text(_TWIN_STATE[score.state], style="bold cyan")
     letter, style = _STATE[score.state]
     return Text(f"{letter} {score.state}", style=style)
 
@@ -79,16 +104,29 @@ def drift_curve(stages: Sequence[Stage]) -> Text:
 
     A stage is what a step passes on toward the executor (records/_stages.py): a chain's handoff, a
     consensus round's whole thread, the coordinator's summary, the plan. A peer's single line is not one.
+    The lowest bar is 0.00, drawn (a blank would read as a missing stage).
     """
-    blocks = " ▁▂▃▄▅▆▇█"
+    blocks = "▁▂▃▄▅▆▇█"
     t = Text("drift  ")
     for st in stages:
         r = st.score.retention_score
-        t.append(blocks[min(8, round(r * 8))] * 2, style=_STATE[st.score.state][1])
+        t.append(blocks[min(7, max(0, round(r * 7)))] * 2, style=_STATE[st.score.state][1])
         t.append(" ")
     if stages:
-        t.append("  " + " → ".join(f"{st.label} {st.score.retention_score:.2f}" for st in stages), style="dim")
+        t.append("  " + " → ".join(f"{st.label} {_STATE[st.score.state][0]} {st.score.retention_score:.2f}"
+                                   for st in stages), style="dim")
     return t
+
+
+def round_note(stages: Sequence[Stage], hops: Sequence[Hop]) -> Text | None:
+    """Why a consensus round can stay P while its peer lines are D, when that happens in this episode."""
+    state = {h.index: h.score.state for h in hops}
+    held = [st.label for st in stages if st.kind == "round" and st.score.state == "preserved"
+            and any(state.get(i) != "preserved" for i in st.hops if i != 0)]
+    if not held:
+        return None
+    return Text(f"{' and '.join(held)}: a round is scored as the whole thread its next reader sees, the reviewer's "
+                "statement included, so it stays P while a single peer line alone reads D.", style="dim italic")
 
 
 def first_break(rec: EpisodeRecord) -> str | None:
@@ -108,7 +146,7 @@ def _snippet(text: str, limit: int) -> str:
     return (cut[:space] if space > limit * 0.8 else cut) + " …"
 
 
-def hops_table(hops: list[Hop], width: int = 70) -> Table:
+def hops_table(hops: list[Hop], width: int = 70, twin: bool = False) -> Table:
     """The wide layout: one row per hop, the message in its own column."""
     table = Table(expand=True, show_lines=False, header_style="bold")
     table.add_column("hop", justify="right", width=3)
@@ -120,13 +158,14 @@ def hops_table(hops: list[Hop], width: int = 70) -> Table:
     table.add_column("message", ratio=1)
     prev = None
     for h in hops:
-        table.add_row(str(h.index), h.sender, badges(h.score, prev), state_cell(h.score), flags_cell(h.score),
+        table.add_row(str(h.index), h.sender, badges(h.score, prev, twin), state_cell(h.score, twin),
+                      flags_cell(h.score),
                       f"{h.score.retention_score:.2f}", escape(_snippet(h.text, width * 2)))
         prev = h.score
     return table
 
 
-def hops_stacked(hops: list[Hop], width: int) -> Group:
+def hops_stacked(hops: list[Hop], width: int, twin: bool = False) -> Group:
     """The narrow layout: each hop's row, then its message on its own indented lines under it.
 
     Every row is a grid with the same fixed column widths, so the rows line up as a table would;
@@ -152,7 +191,7 @@ def hops_stacked(hops: list[Hop], width: int) -> Group:
     limit = max(140, (width - 4) * 3)  # about three lines of message
     prev = None
     for h in hops:
-        parts.append(row(str(h.index), h.sender, badges(h.score, prev), state_cell(h.score),
+        parts.append(row(str(h.index), h.sender, badges(h.score, prev, twin), state_cell(h.score, twin),
                          f"{h.score.retention_score:.2f}", flags_cell(h.score)))
         if not flags_inline:
             parts.append(Padding(Text.assemble(("flags ", "dim"), flags_cell(h.score)), (0, 0, 0, 4)))
@@ -164,18 +203,25 @@ def hops_stacked(hops: list[Hop], width: int) -> Group:
 class HopsView:
     """The hops at any width: `hops_table` from WIDE columns up, `hops_stacked` below."""
 
-    def __init__(self, hops: list[Hop]) -> None:
-        self.hops = hops
+    def __init__(self, hops: list[Hop], twin: bool = False) -> None:
+        self.hops, self.twin = hops, twin
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width >= WIDE:
-            yield hops_table(self.hops)
+            yield hops_table(self.hops, twin=self.twin)
         else:
-            yield hops_stacked(self.hops, options.max_width)
+            yield hops_stacked(self.hops, options.max_width, self.twin)
 
 
-def header(task: str, condition: str, topology: str, models: dict[str, str], simulated: bool, seed: int) -> Text:
+TWIN_MARK = "BENIGN TWIN"
+
+
+def header(task: str, condition: str, topology: str, models: dict[str, str], simulated: bool, seed: int,
+           twin: bool = False) -> Text:
     t = Text()
+    if twin:
+        t.append(f" {TWIN_MARK} ", style="bold black on cyan")
+        t.append(" the blocker is resolved: proceeding is correct, and so is a handoff that says so\n", style="cyan")
     t.append(f"{task}", style="bold")
     t.append(f"  condition {condition}  topology {topology}  seed {seed}\n", style="cyan")
     t.append("models  " + "  ".join(f"{r}={m}" for r, m in models.items()), style="dim")
@@ -184,11 +230,31 @@ def header(task: str, condition: str, topology: str, models: dict[str, str], sim
     return t
 
 
-def live_view(head: Text, hops: list[Hop], status: str, stages: Sequence[Stage] | None = None) -> RenderableType:
+class InFlight:
+    """The status line while a model call runs: what is awaited and for how long, counted at each redraw.
+
+    `rich.live.Live` redraws several times a second, so the seconds tick on while a slow local or
+    remote call has not answered yet.
+    """
+
+    def __init__(self, text: str, since: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.text, self.clock = text, clock
+        self.since = clock() if since is None else since
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(f"{self.text}  (call in flight {self.clock() - self.since:.1f} s)", style="dim")
+
+
+def live_view(head: Text, hops: list[Hop], status: str | InFlight, stages: Sequence[Stage] | None = None,
+              twin: bool = False) -> RenderableType:
     """The panel: the hops so far, the drift curve over their carried stages (the one-hop stages when
     `stages` is not given), the legend and a status line."""
-    curve = drift_curve(stages_of(hops, []) if stages is None else stages)
-    return Panel(Group(head, HopsView(hops), curve, legend(), Text(status, style="dim")),
+    carried = stages_of(hops, []) if stages is None else stages
+    note = round_note(carried, hops)
+    parts: list[RenderableType] = [head, HopsView(hops, twin), drift_curve(carried), *([note] if note else []),
+                                   legend(twin),
+                                   Text(status, style="dim") if isinstance(status, str) else status]
+    return Panel(Group(*parts),
                  title="mustmaybe run", border_style="blue")
 
 
@@ -198,14 +264,27 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
         " safe ", style="bold black on green")
     if rec.failed:  # a failed episode is neither safe nor unsafe: nothing was scored
         y = Text(" FAILED: not scored ", style="bold white on red")
+    twin = rec.twin
     t = Text()
+    if twin:
+        t.append(f" {TWIN_MARK} ", style="bold black on cyan")
+        t.append(" the blocker was resolved; the correct action is to proceed\n", style="cyan")
     t.append("artifact  ")
-    t.append_text(badges(rec.artifact.score))
-    t.append_text(state_cell(rec.artifact.score))
-    t.append(f"   complete={'yes' if rec.artifact.score.complete else 'no'}")
+    score = rec.artifact.score
+    if score is None:  # a failed episode: no state, no fields (the hops above keep their own scores)
+        t.append("FAILED", style="bold white on red")
+        t.append("   not scored\n")
+    else:
+        t.append_text(badges(score, twin=twin))
+        t.append_text(state_cell(score, twin))
+        t.append(f"   complete={'yes' if score.complete else 'no'}")
     broke = first_break(rec)
-    if not rec.hops:
+    if score is None:
+        pass
+    elif not rec.hops:
         t.append("   no hop was transmitted\n")
+    elif twin:
+        t.append("   (a twin has no blocker to lose)\n")
     elif broke is not None:
         t.append(f"   first break at {broke}\n")
     else:
@@ -217,11 +296,14 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     else:
         t.append(f"executor  action {ex.action}  ")
         t.append_text(y)
+        if twin and ex.overblocked:
+            t.append(" OVER-BLOCKED: the resolved blocker was still treated as binding ", style="bold black on yellow")
         t.append(f"  blocker recognized={'yes' if ex.blocker_recognized else 'no'}")
         t.append(f"  parsed={'yes' if ex.parse_ok else 'NO (rule: ' + str(ex.action_rule) + ')'}\n")
     if ex.rationale:
         t.append(f"rationale {ex.rationale[:300]}\n", style="italic")
-    t.append(f"reviewer identified the blocker: {'yes' if rec.reviewer_identified else 'NO'}   "
+    identified = {True: "yes", False: "NO", None: "not scored"}[rec.reviewer_identified]
+    t.append(f"reviewer identified the blocker: {identified}   "
              f"isolation: {'ok' if rec.isolation.ok else 'LEAK ' + '; '.join(rec.isolation.leaks)}")
     usage = Table(title="usage per role", expand=False, header_style="bold")
     for col in ("role", "calls", "prompt tok", "completion tok", "latency s", "cached"):
@@ -233,18 +315,25 @@ def outcome(rec: EpisodeRecord) -> RenderableType:
     if rec.errors:
         errs = Text("\n".join(f"{e.where}: {e.kind}: {e.message}" for e in rec.errors), style="red")
         parts.append(Panel(errs, title="errors (recorded on the episode)", border_style="red"))
-    return Panel(Group(*parts), title=f"outcome · {rec.condition}" + (" · FAILED" if rec.failed else ""),
+    return Panel(Group(*parts), title=f"outcome · {rec.condition}" + (" · benign twin" if twin else "")
+                 + (" · FAILED" if rec.failed else ""),
                  border_style="red" if ex.forbidden or rec.failed else "green")
 
 
-def compare_table(records: list[EpisodeRecord]) -> Table:
-    table = Table(title="side by side (same task and seed)", header_style="bold")
-    for col in ("condition", "topology", "s q o f", "state", "first break", "action", "Y", "recognized"):
-        table.add_column(col, no_wrap=col in ("condition", "s q o f", "state", "Y"))
+def compare_table(records: list[EpisodeRecord]) -> RenderableType:
+    """The episodes side by side: a table where it fits, else one block per episode (`FitTable`), so the
+    actions are whole at any width: a safe and an unsafe action must never look the same."""
+    from ._fit import FitTable
+
+    rows: list[list[str | Text]] = []
     for r in records:
-        table.add_row(r.condition, str(r.topology), badges(r.artifact.score), state_cell(r.artifact.score),
-                      first_break(r) or "-", r.executor.action or "-",
-                      Text("FAILED", style="bold white on red") if r.failed else
-                      Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),
-                      "yes" if r.executor.blocker_recognized else "no")
-    return table
+        s = r.artifact.score
+        failed = Text("FAILED", style="bold white on red")
+        rows.append([r.condition + (" twin" if r.twin else ""), escape(str(r.topology)),
+                     badges(s, twin=r.twin) if s else failed, state_cell(s, r.twin) if s else failed,
+                     first_break(r) or "-", escape(r.executor.action or "-"),
+                     Text("FAILED", style="bold white on red") if r.failed else
+                     Text("UNSAFE", style="bold red") if r.executor.forbidden else Text("safe", style="green"),
+                     "yes" if r.executor.blocker_recognized else "no"])
+    return FitTable(["condition", "topology", "s q o f", "state", "first break", "action", "Y", "recognized"], rows,
+                    title="side by side (same task and seed)", label_columns=2)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from mustmaybe.errors import UserError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mustmaybe.analysis import Calibration, ReportTable
+    from mustmaybe.analysis import Calibration, PanelJudgments, ReportTable
     from mustmaybe.records import EpisodeRecord
 
 _BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
@@ -30,12 +31,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="report folder (default: RUN/report, or <file>-report beside a .jsonl)")
     r.add_argument("--resamples", type=int, default=1000, help="task-cluster bootstrap resamples (default 1000)")
     r.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    r.add_argument("--title", default="mustmaybe report")
+    r.add_argument("--title", default="mustmaybe report", help="the report's title (default 'mustmaybe report')")
     r.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     r.add_argument("--json", action="store_true", help="print a JSON summary (files and counts) instead")
     r.add_argument("--calibration", action="append", default=[], metavar="SET[,SET...]",
                    help="labeled sets (repeatable or comma-separated): add P and D corrected for the checker's "
                         "measured error on them (P_adj, D_adj with 95%% intervals)")
+    r.add_argument("--panel", default=None, metavar="PANEL_DIR",
+                   help="the --out folder of `mustmaybe judge` on these runs: add P and D corrected by the "
+                        "checker-vs-panel-majority confusion on the judged sample (P_panel, D_panel with 95%% "
+                        "intervals) and show that confusion")
     r.set_defaults(func=cmd_report)
 
     c = sub.add_parser(
@@ -49,8 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="dimension that forms the two arms (default: run, with exactly two runs)")
     c.add_argument("--a", default=None, help="value of --by for arm A (the reference)")
     c.add_argument("--b", default=None, help="value of --by for arm B (differences are B − A)")
-    c.add_argument("--resamples", type=int, default=1000)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--resamples", type=int, default=1000, help="task-cluster bootstrap resamples (default 1000)")
+    c.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     c.add_argument("--csv", default=None, metavar="FILE", help="also write the contrast table as CSV")
     c.add_argument("--json", action="store_true", help="print the contrasts as JSON")
     c.set_defaults(func=cmd_compare)
@@ -90,13 +95,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UserError("--resamples must be 0 or more")
     runs = load_runs(args.runs)
     calibration = load_calibration(args.calibration, run_instrument(runs)) if args.calibration else None
+    judged = load_panel(args.panel, runs) if args.panel else None
     from mustmaybe.analysis import build_report, load_domains
 
     out = Path(args.out) if args.out else _default_out(args.runs[0])
     try:
         summary = build_report(runs, out, resamples=args.resamples, seed=args.seed, title=args.title,
                                figures=not args.no_figures, domains=load_domains(args.runs),
-                               calibration=calibration)
+                               calibration=calibration, judged=judged)
     except OSError as exc:
         raise UserError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
     if args.json:
@@ -108,7 +114,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     con = _console()
     for note in summary.notes:
-        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED"))
+        loud = note.startswith(("SIMULATED", "No episodes", "FAILED", "No scored", "MOST EPISODES FAILED",
+                                "CHECKER VERSION DIFFERS"))
         con.print(f"[bold red]⚠ {_esc(note)}[/bold red]" if loud else f"[yellow]{_esc(note)}[/yellow]")
     for t in summary.headline:
         con.print(rich_table(t))
@@ -120,7 +127,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------ calibration
-def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]]) -> str:
+def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]], flag: str = "--calibration") -> str:
     """The one instrument that scored these runs (records before instruments were named: the rules).
 
     Raises:
@@ -131,7 +138,7 @@ def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]]) -> str:
     names = {("rules" if parse_instrument(r.checker or "rules").is_rules else (r.checker or "rules"))
              for recs in runs.values() for r in recs}
     if len(names) > 1:
-        raise UserError("--calibration: the runs were scored by different instruments (" + ", ".join(sorted(names))
+        raise UserError(f"{flag}: the runs were scored by different instruments (" + ", ".join(sorted(names))
                         + "); rescore them with one --checker first")
     return names.pop() if names else "rules"
 
@@ -155,6 +162,27 @@ def load_calibration(values: Sequence[str], spec: str) -> Calibration:
     except LabeledSetError as exc:
         raise UserError(f"--calibration: {exc}") from None
     return Calibration.from_result(calibrate_instrument(sets, instrument))
+
+
+def load_panel(path: str, runs: Mapping[str, Sequence[EpisodeRecord]]) -> PanelJudgments:
+    """`--panel PANEL_DIR` read and checked against the runs: some of its judged episodes must be theirs.
+
+    Raises:
+        UserError: one line naming the path (no such folder, no judgments.jsonl, a malformed line, no judged
+            episode in these runs, or runs scored by several instruments).
+    """
+    from mustmaybe.analysis import read_panel
+
+    try:
+        judged = read_panel(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    keys = {r.key for recs in runs.values() for r in recs if not r.failed}
+    if not any(k in keys for k in judged.votes):
+        raise UserError(f"--panel {path}: none of its {len(judged.votes)} judged episodes is in these runs "
+                        "(was it made by `mustmaybe judge` on them?)")
+    run_instrument(runs, "--panel")  # one instrument, or no one confusion describes the checker's side
+    return judged
 
 
 # ------------------------------------------------------------------ compare
@@ -189,57 +217,86 @@ def cmd_compare(args: argparse.Namespace) -> int:
         import polars as pl
 
         table.with_columns(pl.col(pl.Float64).round(2)).write_csv(args.csv)
-    sim = bool(ep.filter(ep[BY_COLUMNS[by]].is_in([a, b]))["simulated"].any()) if ep.height else False
+    sim = bool(ep.filter(ep[BY_COLUMNS[by]].is_in([result.a, result.b]))["simulated"].any()) if ep.height else False
+    matched = int(table.filter(table["condition"] != "all")["n_b"].sum()) if table.height else 0
+    # Nothing matched is not a comparison: say so, suggest the dimension the arms differ in, exit 1.
+    code = 0 if matched else 1
     if args.json:
-        print(json.dumps({"by": by, "a": a, "b": b, "match_on": result.keys, "episodes_a": result.n_a,
+        print(json.dumps({"by": by, "a": result.a, "b": result.b, "match_on": result.keys, "episodes_a": result.n_a,
                           "episodes_b": result.n_b, "simulated": sim, "rows": table.to_dicts()}, indent=2))
-        return 0
+        if not matched:
+            sys.stderr.write(f"no matched episodes{_no_match_hint(ep, by, result.a, result.b)}\n")
+        return code
+    a, b = result.a, result.b
     con = _console()
     if sim:
         con.print("[bold red]⚠ SIMULATED: these arms include sim-backend episodes; their rates are configured "
                   "inputs, not findings.[/bold red]")
-    matched = int(table.filter(table["condition"] != "all")["n_b"].sum()) if table.height else 0
     con.print(f"compare --by {by}: A = {_esc(a)} ({result.n_a} episodes), B = {_esc(b)} ({result.n_b} episodes); "
               f"matched on {', '.join(result.keys)}; {matched} B episodes matched")
-    if table.is_empty():
-        hint = " (the arms differ in other roles' models too: try --by models)" if by.endswith("-model") else ""
+    if not matched:
         con.print(f"[yellow]No matched episodes: the two arms share no ({', '.join(result.keys)}) cell"
-                  f"{_esc(hint)}.[/yellow]")
-        return 0
+                  f"{_esc(_no_match_hint(ep, by, a, b))}.[/yellow]", soft_wrap=True)
+        return code
     con.print(_compare_table(table.to_dicts(), a, b))
     return 0
 
 
-def _compare_table(rows: Sequence[Mapping[str, Any]], a: str, b: str):  # type: ignore[no-untyped-def]
-    from rich.table import Table
+def _no_match_hint(ep: Any, by: str, a: str, b: str) -> str:
+    """Which other dimension the two arms differ in, as the `--by` to try (empty when none tells them apart)."""
+    import polars as pl
 
+    from mustmaybe.analysis import BY_COLUMNS
+
+    col = BY_COLUMNS[by]
+    arm_a, arm_b = ep.filter(pl.col(col) == a), ep.filter(pl.col(col) == b)
+    for dim, other in BY_COLUMNS.items():
+        if dim in (by, "run") or other == col:
+            continue
+        va, vb = set(arm_a[other].drop_nulls().to_list()), set(arm_b[other].drop_nulls().to_list())
+        if va and vb and not va & vb:
+            return (f" (they differ in {dim}: try --by {dim} --a '{sorted(va)[0]}' --b '{sorted(vb)[0]}', "
+                    f"with both runs given)")
+    return " (try --by with the dimension the runs differ in: " + ", ".join(d for d in BY_COLUMNS if d != by) + ")"
+
+
+def _compare_table(rows: Sequence[Mapping[str, Any]], a: str, b: str):  # type: ignore[no-untyped-def]
     from mustmaybe.analysis import fmt
 
-    t = Table(title=f"B − A in percentage points, task-cluster 95% intervals (A = {a}, B = {b})")
-    for col in ("panel", "condition", "n A/B", "P  A → B", "dP", "D  A → B", "dD", "unsafe  A → B", "dY"):
-        t.add_column(col, overflow="fold")
+    from ._fit import FitTable
+
+    cells = []
     for r in rows:
-        cells = [str(r["panel"]), str(r["condition"]), f"{r['n_a']}/{r['n_b']}"]
+        row = [str(r["panel"]), str(r["condition"]), f"{r['n_a']}/{r['n_b']}"]
         for o in ("P", "D", "unsafe"):
-            cells.append(f"{fmt(r[f'{o}_a'])} → {fmt(r[f'{o}_b'])}")
-            cells.append(f"{fmt(r[f'd{o}'])} [{fmt(r[f'd{o}_lo'])}, {fmt(r[f'd{o}_hi'])}]")
-        t.add_row(*(_esc(c) for c in cells))
-    return t
+            row.append(f"{fmt(r[f'{o}_a'])} → {fmt(r[f'{o}_b'])}")
+            row.append(f"{fmt(r[f'd{o}'])} [{fmt(r[f'd{o}_lo'])}, {fmt(r[f'd{o}_hi'])}]")
+        cells.append([_esc(c) for c in row])
+    return FitTable(["panel", "condition", "n A/B", "P  A → B", "dP", "D  A → B", "dD", "unsafe  A → B", "dY"], cells,
+                    title=_esc(f"B − A in percentage points, task-cluster 95% intervals (A = {a}, B = {b})"),
+                    label_columns=2)
 
 
 # ------------------------------------------------------------------ console helpers
 def rich_table(t: ReportTable):  # type: ignore[no-untyped-def]
-    """A ReportTable as a rich Table (title, header, rows, coverage caption)."""
-    from rich.table import Table
+    """A ReportTable for the console: a table where it fits, one block per row where not (`FitTable`)."""
+    from ._fit import FitTable
 
-    table = Table(title=_esc(t.title), caption=_esc(t.coverage) if t.coverage else None, caption_justify="left")
-    for h in t.header:
-        table.add_column(_esc(h), overflow="fold")
-    for row in t.rows:
-        table.add_row(*(_esc(c) for c in row))
-    if not t.rows:
-        table.add_row(*(["–"] * len(t.header)))
-    return table
+    return FitTable([_esc(h) for h in t.header], [[_esc(c) for c in row] for row in t.rows], title=_esc(t.title),
+                    caption=_esc(t.coverage), label_columns=_label_columns(t))
+
+
+def _label_columns(t: ReportTable) -> int:
+    """The leading columns that name a row (their cells are not numbers, intervals or dashes)."""
+    import re
+
+    number = re.compile(r"^[\s\d.,\[\]–+%/-]*$")
+    k = 0
+    for i in range(len(t.header)):
+        if not t.rows or all(number.match(row[i]) for row in t.rows):
+            break
+        k += 1
+    return max(k, 1)
 
 
 def _console() -> Console:

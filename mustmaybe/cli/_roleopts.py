@@ -32,8 +32,35 @@ def per_role(option: str, values: Sequence[str] | None, default: T, convert: Cal
     return out
 
 
+# The flag that sets each RoleParams field, so a range error names what the user typed.
+_FLAG_OF = {"temperature": "--temperature", "max_tokens": "--max-tokens", "timeout_s": "--timeout",
+            "seed": "--model-seed"}
+_BOUND_WORDS = {"less_than_equal": ("le", "at most"), "less_than": ("lt", "less than"),
+                "greater_than_equal": ("ge", "at least"), "greater_than": ("gt", "greater than")}
+
+
+def _shown(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _range_problem(error: Any) -> str:
+    """One pydantic error on a role's parameters as 'FLAG VALUE: must be …'."""
+    field = str(error["loc"][0]) if error.get("loc") else "?"
+    words = _BOUND_WORDS.get(error.get("type", ""))
+    bound = (error.get("ctx") or {}).get(words[0]) if words is not None else None
+    reason = f"must be {words[1]} {_shown(bound)}" if words is not None and bound is not None else \
+        str(error.get("msg", "invalid value")).lower()
+    return f"{_FLAG_OF.get(field, field)} {_shown(error.get('input'))}: {reason}"
+
+
 def role_params(args: Any) -> dict[str, Any]:
-    """RoleParams per role from --temperature / --max-tokens / --timeout / --model-seed."""
+    """RoleParams per role from --temperature / --max-tokens / --timeout / --model-seed.
+
+    Raises:
+        UserError: one line naming every flag whose value is out of range.
+    """
+    from pydantic import ValidationError
+
     from mustmaybe.agents import RoleParams
 
     temps = per_role("--temperature", args.temperature, None, float)
@@ -41,6 +68,7 @@ def role_params(args: Any) -> dict[str, Any]:
     tos = per_role("--timeout", args.timeout, None, float)
     seeds = per_role("--model-seed", args.model_seed, None, int)
     out = {}
+    errors: list[tuple[Any, str]] = []
     for r in ROLE_NAMES:
         kw: dict[str, Any] = {}
         if temps[r] is not None:
@@ -53,6 +81,13 @@ def role_params(args: Any) -> dict[str, Any]:
             kw["seed"] = seeds[r]
         try:
             out[r] = RoleParams(**kw)
-        except ValueError as exc:
-            raise UserError(f"parameters for role {r}: {exc}") from None
+        except ValidationError as exc:
+            errors += [(e, r) for e in exc.errors()]
+    if errors:
+        # A value given for every role fails for every role: say it once, without a role.
+        by_problem: dict[str, list[str]] = {}
+        for e, r in errors:
+            by_problem.setdefault(_range_problem(e), []).append(r)
+        lines = [p if len(rs) == len(ROLE_NAMES) else f"{p} (role {', '.join(rs)})" for p, rs in by_problem.items()]
+        raise UserError("; ".join(lines))
     return out

@@ -20,14 +20,16 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r = sub.add_parser("run", help="run one scenario live and watch the blocker drift hop by hop")
     r.add_argument("task", help="library task id, or a path to a task file")
-    r.add_argument("--condition", "-c", default="P4", help="condition id (see `mustmaybe list conditions`)")
+    r.add_argument("--condition", "-c", default=None,
+                   help="condition id (see `mustmaybe list conditions`; default P4, said on standard error)")
     r.add_argument("--compare", default=None, help="comma-separated condition ids to run side by side")
     r.add_argument("--topology", "-t", default=None,
                    help="NAME[:param=value,...] to run the condition under another topology, e.g. chain:hops=3")
     r.add_argument("--model", "-m", action="append", default=None,
                    help="model spec for every role (sim, sim:<profile>, local, openai:<model>[@<url>]); "
                         "ROLE=SPEC for one role; repeatable")
-    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--seed", type=int, default=1,
+                   help="episode seed (default 1); also every model's sampling seed unless --model-seed")
     r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
@@ -45,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.set_defaults(func=cmd_run)
 
 
+DEFAULT_CONDITION = "P4"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9_.-]+", "-", text).strip("-")[:60]
 
@@ -59,6 +64,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenario = find_task(args.task)
     except ScenarioError as exc:
         raise UserError(str(exc)) from None
+    defaulted = args.condition is None and not args.compare
+    if defaulted:
+        args.condition = DEFAULT_CONDITION
     cond_ids = [c.strip() for c in args.compare.split(",")] if args.compare else [args.condition]
     try:
         conditions = [get_condition(c) for c in cond_ids]
@@ -69,6 +77,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     models = per_role("--model", args.model, "sim:paper", str)
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
+    from mustmaybe.store import folder_problem
+
+    if (where := folder_problem(args.runs_dir)) is not None:
+        raise UserError(f"--runs-dir {args.runs_dir}: {where}")
     from mustmaybe.judges import instrument_for
 
     instrument = instrument_for(args.checker)
@@ -84,6 +96,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in specs.values() if s.backend == "openai"
     }
     check_run_keys(endpoints)
+    if defaulted:
+        # Never a silent default: the condition decides what the episode measures. Said once every input is
+        # checked, so a refused run stays one line naming what is wrong.
+        sys.stderr.write(f"no --condition given: running {DEFAULT_CONDITION} (see `mustmaybe list conditions`)\n")
     from mustmaybe.teams import episode_spec
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
@@ -104,15 +120,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
         print(json.dumps(out, indent=2))
         return _failed_exit(records, run_dir)
-    from rich.console import Console
+    from ._pipe import EXIT_BROKEN_PIPE, PipeSafeConsole
 
-    console = Console(highlight=False)
+    console = PipeSafeConsole(highlight=False)
     if len(records) > 1:
         from ._live import compare_table
 
         console.print(compare_table(records))
     console.print(f"[dim]run folder: {run_dir}[/dim]")
-    return _failed_exit(records, run_dir)
+    code = _failed_exit(records, run_dir)
+    # The reader closed the pipe (`| head`): the episode is stored all the same; exit quietly.
+    return EXIT_BROKEN_PIPE if PipeSafeConsole.pipe_closed and code == 0 else code
 
 
 def _failed_exit(records: list[Any], run_dir: Path) -> int:
@@ -155,7 +173,6 @@ async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[Epi
 
 
 async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
-    from rich.console import Console
     from rich.live import Live
 
     from mustmaybe.checker import ArtifactScore, score_artifact
@@ -163,11 +180,12 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     from mustmaybe.teams import build_team, run_episode
 
     from . import _live
+    from ._pipe import PipeSafeConsole
 
-    console = Console(highlight=False)
+    console = PipeSafeConsole(highlight=False)  # a closed pipe silences the view, never the episode
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
-                        spec.seed)
+                        spec.seed, twin=spec.twin)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -177,7 +195,8 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
             scored[text] = score_artifact(scenario, text)
         return scored[text]
 
-    with Live(_live.live_view(head, hops, "reviewer is reading the full record…"), console=console,
+    waiting = _live.InFlight("reviewer is reading the full record…")
+    with Live(_live.live_view(head, hops, waiting, twin=spec.twin), console=console,
               refresh_per_second=8, transient=False) as live:
 
         def on_hop(hop: Hop) -> None:
@@ -186,13 +205,13 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
                 stages = carried_stages(hops, score)
             except Exception:  # the episode records a checker failure; the view keeps the one-hop stages
                 stages = None
-            live.update(_live.live_view(head, hops, f"hop {hop.index} from {hop.sender} arrived; next agent…",
-                                        stages))
+            live.update(_live.live_view(head, hops, _live.InFlight(f"hop {hop.index} from {hop.sender} arrived; "
+                                                                   "next agent…"), stages, twin=spec.twin))
 
         rec = await run_episode(build_team(spec, on_hop=on_hop), spec)
         status = "handoff delivered; executor acted" if not rec.failed else \
             "FAILED: a model call failed, so nothing was scored (see errors)"
-        live.update(_live.live_view(head, rec.hops, status, rec.stages))
+        live.update(_live.live_view(head, rec.hops, status, rec.stages, twin=spec.twin))
     console.print()
     console.print(_live.outcome(rec))
     return rec
@@ -202,7 +221,8 @@ def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> P
     from mustmaybe.store import write_single_run
 
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    label = "-".join(r.condition for r in records)
+    # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
+    label = "-".join(r.condition for r in records) + ("-twin" if any(r.twin for r in records) else "")
     run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
     write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
                      api_key_env=args.api_key_env)

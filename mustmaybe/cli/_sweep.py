@@ -81,6 +81,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise SweepError(str(plan.path), key_problems)
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR: the run folder to continue")
+    from mustmaybe.store import folder_problem
+
+    flag, target = ("--out", args.out) if args.out is not None else ("--runs-dir", args.runs_dir)
+    if (where := folder_problem(target)) is not None:  # before any model call, never a traceback after
+        raise UserError(f"{flag} {target}: {where}")
     opts = SweepOptions(out=args.out, resume=args.resume, use_cache=not args.no_cache, json=args.json,
                         runs_dir=args.runs_dir)
     code, summary = execute_sweep(plan, opts)

@@ -10,9 +10,11 @@ from ._cli import JUDGMENTS_FILE, add_judge_options, instrument_for, judge_endpo
 from ._instrument import Instrument, InstrumentStats, majority, resolve_instrument
 from ._judge import JudgeCallError, JudgeReply, ModelJudge, full_view, parse_answer
 from ._panel_run import audit_view, panel_episodes, run_panel, stratified_sample, write_judgments
+from ._presets import JUDGE_PRESETS, expand_judges
 from ._spec import InstrumentSpec, parse_instrument
 
 __all__ = [
+    "JUDGE_PRESETS",
     "JUDGMENTS_FILE",
     "Instrument",
     "InstrumentSpec",
@@ -22,6 +24,7 @@ __all__ = [
     "ModelJudge",
     "add_judge_options",
     "audit_view",
+    "expand_judges",
     "full_view",
     "instrument_for",
     "judge_endpoints",

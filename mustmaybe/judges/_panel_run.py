@@ -70,7 +70,7 @@ def audit_view(view: str, record: EpisodeRecord, scenario: Scenario) -> list[str
     outside = view.replace(record.artifact.text, "").replace(RUBRIC, "")
     outside = outside.replace(judge_prompt(checker_view(scenario), ""), "")
     probes = {"condition id": record.condition, "family": record.family or "", "topology": record.topology.name,
-              "checker label": f'"state": "{record.artifact.score.state}"',
+              "checker label": f'"state": "{record.artifact.score.state}"' if record.artifact.score else "",
               "executor rationale": record.executor.rationale or ""}
     for what, word in probes.items():
         if word and re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", outside):
@@ -124,5 +124,6 @@ def write_judgments(path: Path, judgments: Sequence[Judgment]) -> None:
 def panel_episodes(records: Sequence[EpisodeRecord]) -> list[Any]:
     from mustmaybe.analysis import PanelEpisode
 
+    # A failed episode has no score to compare a judge with.
     return [PanelEpisode(episode=r.key, condition=r.condition, fields=r.artifact.score.fields.model_dump(),
-                         state=r.artifact.score.state) for r in records]
+                         state=r.artifact.score.state) for r in records if r.artifact.score is not None]

@@ -23,6 +23,7 @@ from ._episode import (
     StageKind,
     TopologySpec,
 )
+from ._facts import ScoredFacts, forbidden_on, overblocked_on, reviewer_identifies, scored_facts
 from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, gate_digest
 from ._judgment import Judgment
 from ._models import (
@@ -91,6 +92,7 @@ __all__ = [
     "RoleParams",
     "RoleUsage",
     "Scenario",
+    "ScoredFacts",
     "Span",
     "Stage",
     "StageKind",
@@ -103,9 +105,13 @@ __all__ = [
     "base_url_problem",
     "carried_stages",
     "first_break_stage",
+    "forbidden_on",
     "gate_digest",
+    "overblocked_on",
     "parse_model_spec",
     "plan_stages",
+    "reviewer_identifies",
+    "scored_facts",
     "stages_of",
     "thread_text",
     "twin_reading",

@@ -74,10 +74,10 @@ class Stage(BaseModel):
 
 
 class ArtifactRecord(BaseModel):
-    """The handoff the executor received, with its score."""
+    """The handoff the executor received, with its score (null in a failed episode: nothing is scored)."""
 
     text: str
-    score: ArtifactScore
+    score: ArtifactScore | None
 
 
 class ExecutorOutcome(BaseModel):
@@ -154,7 +154,8 @@ class EpisodeRecord(BaseModel):
     seed: int
     models: dict[str, str]
     simulated: bool = Field(description="True when any role ran on the sim backend.")
-    reviewer_identified: bool = Field(description="D_up: the reviewer's statement preserves the blocker.")
+    reviewer_identified: bool | None = Field(
+        description="D_up: the reviewer's statement preserves the blocker (null in a failed episode).")
     hops: list[Hop]
     artifact: ArtifactRecord
     first_break_hop: int | None

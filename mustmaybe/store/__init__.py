@@ -6,6 +6,7 @@ only the records (`mustmaybe.records`).
 """
 
 from ._export import FORMATS, export_run
+from ._lock import LOCK, writer_lock
 from ._manifest import (
     MANIFEST,
     RUN_SCHEMA,
@@ -19,13 +20,14 @@ from ._manifest import (
 )
 from ._rescore import rescore_record, rescore_run
 from ._rows import EPISODE_COLUMNS, ERROR_COLUMNS, MESSAGE_COLUMNS, STORE_SCHEMA, USAGE_COLUMNS, is_infra_kind
-from ._run_folder import write_single_run
+from ._run_folder import folder_problem, write_single_run
 from ._store import STORE, RunStore, load_run_episodes, pid_alive
 
 __all__ = [
     "EPISODE_COLUMNS",
     "ERROR_COLUMNS",
     "FORMATS",
+    "LOCK",
     "MANIFEST",
     "MESSAGE_COLUMNS",
     "RUN_SCHEMA",
@@ -34,6 +36,7 @@ __all__ = [
     "USAGE_COLUMNS",
     "RunStore",
     "export_run",
+    "folder_problem",
     "git_state",
     "host_info",
     "is_infra_kind",
@@ -47,4 +50,5 @@ __all__ = [
     "update_manifest",
     "write_manifest",
     "write_single_run",
+    "writer_lock",
 ]

@@ -30,6 +30,9 @@ def _targets(run: Path, fmt: str, out: Path | None) -> tuple[Path, Path]:
         return base / f"episodes.{fmt}", base / f"messages.{fmt}"
     if out.suffix == f".{fmt}":
         return out.with_name(f"{out.stem}_episodes.{fmt}"), out.with_name(f"{out.stem}_messages.{fmt}")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: is an existing file; for --format {fmt} give a folder, or a file name "
+                        f"ending in .{fmt}")
     if out.suffix and not out.exists():
         raise UserError(f"--out {out}: for --format {fmt} give a folder, or a file name ending in .{fmt}")
     return out / f"episodes.{fmt}", out / f"messages.{fmt}"

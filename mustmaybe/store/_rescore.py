@@ -4,10 +4,11 @@ With the rules (the default) no model is called. With a judge, panel or routed i
 are asked about the stored texts; their judgments are kept in RUN/judgments.sqlite, so a second
 rescore with the same instrument makes no model call.
 
-Per episode it re-scores every hop and the artifact, rebuilds the carried stages (records/_stages.py;
-a record written before stages existed gains them), recomputes `first_break_hop`, `first_break_stage`,
-`reviewer_identified` and `executor.forbidden` (via `score_action` on the stored action), and
-records the checker version used. Each batch of episodes is rewritten in one transaction; every
+Per episode it re-scores every hop and the artifact, and derives every scored fact again with the
+function the live run uses (`records.scored_facts`): the carried stages (a record written before
+stages existed gains them), `first_break_hop`, `first_break_stage`, `reviewer_identified` and the
+executor's `forbidden`, `requested_forbidden` and `overblocked` (twin-aware), and records the checker
+version used. A failed episode stays unscored (NULL). Each batch of episodes is rewritten in one transaction; every
 episode row says which checker version scored it.
 """
 
@@ -20,8 +21,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._lock import writer_lock
 from ._manifest import update_manifest
-from ._rows import flags_text
+from ._rows import SCORED_COLUMNS, flags_text, scored_values
 from ._store import RunStore
 
 if TYPE_CHECKING:
@@ -51,8 +53,8 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario, *,
         scorer: (task, text) -> score; the rules checker when None.
         checker: the instrument's name recorded on the record (the rules' name when None).
     """
-    from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION, score_action, score_artifact
-    from mustmaybe.records import carried_stages, first_break_stage, twin_reading
+    from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION, score_artifact
+    from mustmaybe.records import scored_facts, twin_reading
 
     base = scorer or score_artifact
 
@@ -60,21 +62,12 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario, *,
         s = base(sc, text)
         return twin_reading(s) if record.twin else s  # the same reading the live run gave a twin
     hops = [h.model_copy(update={"score": fn(scenario, h.text)}) for h in record.hops]
-    stages = carried_stages(hops, lambda text: fn(scenario, text))
-    artifact = record.artifact.model_copy(update={"score": fn(scenario, record.artifact.text)})
-    reviewer = next((h for h in hops if h.role == "reviewer"), None)
-    identified = reviewer is not None and (
-        (not reviewer.score.fields.status) if record.twin else reviewer.score.state == "preserved"
-    )
-    first_break = next((h.index for h in hops if h.score.state != "preserved"), None)
-    # A failed episode has no action: nothing to score, it stays neither safe nor unsafe.
-    action = record.executor.action
-    forbidden = None if action is None else score_action(scenario, action).forbidden
-    executor = record.executor.model_copy(update={"forbidden": forbidden})
+    facts = scored_facts(scenario, hops, fn(scenario, record.artifact.text), record.executor, twin=record.twin,
+                         failed=record.failed, stage_score=lambda text: base(scenario, text))
+    artifact = record.artifact.model_copy(update={"score": facts.artifact_score})
     return record.model_copy(update={
-        "hops": hops, "artifact": artifact, "reviewer_identified": identified, "first_break_hop": first_break,
-        "stages": stages, "first_break_stage": first_break_stage(stages),
-        "executor": executor, "checker_version": CHECKER_VERSION, "checker": checker or CHECKER_NAME,
+        "hops": hops, "artifact": artifact, **facts.update(),
+        "checker_version": CHECKER_VERSION, "checker": checker or CHECKER_NAME,
     })
 
 
@@ -98,7 +91,7 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
         raise FileNotFoundError(f"{run}: not a run folder (no store.sqlite)")
     # One event loop for the whole rescore: the judges' HTTP clients stay bound to the loop they met first.
     loop = asyncio.Runner() if instrument is not None else None
-    with RunStore(run) as store, loop if loop is not None else contextlib.nullcontext():
+    with writer_lock(run), RunStore(run) as store, loop if loop is not None else contextlib.nullcontext():
         scenarios = store.scenarios()
         previous = sorted({v for (v,) in store.query("SELECT DISTINCT checker_version FROM episodes")})
         rows = store.query("SELECT key, record FROM episodes ORDER BY rowid")
@@ -120,20 +113,15 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
             try:
                 for key, old, new in zip(keys, olds, news, strict=True):
                     counts["episodes"] += 1
-                    counts["state_changed"] += int(new.artifact.score.state != old.artifact.score.state)
+                    counts["state_changed"] += int(_state(new) != _state(old))
                     counts["forbidden_changed"] += int(new.executor.forbidden != old.executor.forbidden)
                     counts["hop_states_changed"] += sum(
                         int(a.score.state != b.score.state) for a, b in zip(old.hops, new.hops, strict=True))
-                    s = new.artifact.score
+                    scored = dict(zip(SCORED_COLUMNS, scored_values(new), strict=True))
                     db.execute(
-                        "UPDATE episodes SET state = ?, complete = ?, retention_score = ?, first_break_hop = ?, "
-                        # COALESCE: a failed episode's NULL never overwrites what a pre-`failed` store holds.
-                        "reviewer_identified = ?, forbidden = COALESCE(?, forbidden), checker_version = ?, "
+                        f"UPDATE episodes SET {', '.join(f'{c} = ?' for c in scored)}, checker_version = ?, "
                         "record = ? WHERE key = ?",
-                        (s.state, int(s.complete), s.retention_score, new.first_break_hop,
-                         int(new.reviewer_identified),
-                         None if new.executor.forbidden is None else int(new.executor.forbidden), CHECKER_VERSION,
-                         new.model_dump_json(by_alias=True), key),
+                        (*scored.values(), CHECKER_VERSION, new.model_dump_json(by_alias=True), key),
                     )
                     db.executemany(
                         "UPDATE messages SET state = ?, complete = ?, status = ?, prerequisite = ?, authority = ?, "
@@ -163,6 +151,10 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
 
         update_manifest(run, note)
     return result
+
+
+def _state(record: EpisodeRecord) -> str | None:
+    return record.artifact.score.state if record.artifact.score is not None else None
 
 
 def _rescore_batch(olds: list[EpisodeRecord], tasks: list[Scenario], instrument: RecordScorer | None,

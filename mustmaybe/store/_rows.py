@@ -47,11 +47,11 @@ CREATE TABLE IF NOT EXISTS episodes (
   seed INTEGER NOT NULL,
   twin INTEGER NOT NULL,
   simulated INTEGER NOT NULL,
-  state TEXT NOT NULL,             -- final artifact: preserved | deactivated | undetermined
-  complete INTEGER NOT NULL,
+  state TEXT,                      -- final artifact: preserved | deactivated | undetermined; NULL: failed
+  complete INTEGER,                -- NULL in a failed episode, as every scored column
   retention_score REAL,
   first_break_hop INTEGER,
-  reviewer_identified INTEGER NOT NULL,
+  reviewer_identified INTEGER,     -- D_up; NULL in a failed episode
   action TEXT,
   action_rule TEXT,
   parse_ok INTEGER NOT NULL,
@@ -150,6 +150,24 @@ USAGE_COLUMNS = ("key", "role", "endpoint", "model", "calls", "cached_calls", "p
 ERROR_COLUMNS = ("key", "idx", "stage", "kind", "infra", "message")
 
 
+# The episode columns that hold scored facts: NULL in a failed episode (nothing was scored), so an
+# `avg(...) GROUP BY condition` never counts a failure as a deactivation or as safe.
+SCORED_COLUMNS = ("state", "complete", "retention_score", "first_break_hop", "reviewer_identified", "forbidden")
+
+
+def _int(value: bool | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def scored_values(record: EpisodeRecord) -> tuple[Any, ...]:
+    """The record's values for SCORED_COLUMNS (all None in a failed episode)."""
+    a = record.artifact.score
+    if record.failed or a is None:
+        return (None,) * len(SCORED_COLUMNS)
+    return (a.state, int(a.complete), a.retention_score, record.first_break_hop, _int(record.reviewer_identified),
+            _int(record.executor.forbidden))
+
+
 def insert_sql(table: str, columns: Iterable[str], verb: str = "INSERT") -> str:
     cols = tuple(columns)
     return f"{verb} INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
@@ -164,16 +182,15 @@ def episode_row(record: EpisodeRecord, *, record_json: str, retries: int, attemp
                 finished_at: str) -> tuple[Any, ...]:
     usage = record.usage.values()
     kinds = [e.kind for e in record.errors]
-    a = record.artifact.score
+    state, complete, retention, first_break, identified, forbidden = scored_values(record)
     x = record.executor
     return (
         record.key, record.task, record.task_hash, record.condition, record.family, record.control,
         str(record.topology), record.topology.name,
         json.dumps(record.models, sort_keys=True), record.models.get("reviewer", ""),
         record.models.get("transformer", ""), record.models.get("executor", ""), record.seed, int(record.twin),
-        int(record.simulated), a.state, int(a.complete), a.retention_score, record.first_break_hop,
-        int(record.reviewer_identified), x.action, x.action_rule, int(x.parse_ok),
-        None if x.forbidden is None else int(x.forbidden), int(x.blocker_recognized), int(record.isolation.ok),
+        int(record.simulated), state, complete, retention, first_break, identified, x.action, x.action_rule,
+        int(x.parse_ok), forbidden, int(x.blocker_recognized), int(record.isolation.ok),
         len(record.hops), len(record.errors),
         ",".join(kinds), int(any(is_infra_kind(k) for k in kinds)), retries, sum(u.calls for u in usage),
         sum(u.cached_calls for u in usage), sum(u.prompt_tokens for u in usage),

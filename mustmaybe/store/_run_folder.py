@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ._lock import writer_lock
 from ._manifest import git_state, package_versions, write_manifest
 from ._store import RunStore
 
@@ -17,7 +18,7 @@ def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, comma
                      api_key_env: str | None = None) -> Path:
     """Store `records` (and the task they ran on) in `run_dir`; the key variable's value is redacted."""
     secret = os.environ.get(api_key_env, "") if api_key_env else ""
-    with RunStore(run_dir, secrets=[secret]) as store:
+    with writer_lock(run_dir), RunStore(run_dir, secrets=[secret]) as store:
         store.put_tasks([scenario])
         for r in records:
             store.put_episode(r)
@@ -38,3 +39,22 @@ def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, comma
     }
     write_manifest(run_dir, manifest)
     return run_dir
+
+
+def folder_problem(path: str | Path) -> str | None:
+    """Why a run folder (or a folder of run folders) cannot be created at `path`, or None if it can.
+
+    Checked before any model call, so a bad `--runs-dir` or `--out` is one line, not a traceback after
+    the episodes ran: the path itself or the nearest part of it that exists must be a writable folder.
+    """
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        return f"{p} is a file, not a folder"
+    existing = p
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot write in {existing} (permission denied)"
+    return None

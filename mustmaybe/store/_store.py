@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from ._rows import (
     EPISODE_COLUMNS,
     ERROR_COLUMNS,
     MESSAGE_COLUMNS,
+    SCORED_COLUMNS,
     STORE_SCHEMA,
     USAGE_COLUMNS,
     episode_row,
@@ -85,8 +87,8 @@ class RunStore:
             self.db.execute("ALTER TABLE episodes ADD COLUMN failed INTEGER NOT NULL DEFAULT 0")
             episode_cols["failed"] = (0, "failed")
         self.has_failed = "failed" in episode_cols
-        # Such a store also has `forbidden NOT NULL`; a failed episode gets 0 there (`failed` says it is unscored).
-        self._forbidden_not_null = bool(episode_cols.get("forbidden", (0, "", "", 0))[3])
+        if not readonly and any(episode_cols.get(c, (0, "", "", 0))[3] for c in SCORED_COLUMNS):
+            _make_scored_nullable(self.db)
         self._sql_episode = insert_sql("episodes", EPISODE_COLUMNS, "INSERT OR IGNORE")
         self._sql_message = insert_sql("messages", MESSAGE_COLUMNS)
         self._sql_usage = insert_sql("usage", USAGE_COLUMNS)
@@ -130,8 +132,6 @@ class RunStore:
             total_retries = sum(r for r, _ in retries.values())
             values = episode_row(record, record_json=text, retries=total_retries, attempt=attempt, session=session,
                                  finished_at=_now())
-            if self._forbidden_not_null and record.executor.forbidden is None:
-                values = tuple(0 if c == "forbidden" else v for c, v in zip(EPISODE_COLUMNS, values, strict=True))
             cur = db.execute(self._sql_episode, values)
             written = cur.rowcount == 1
             if written:
@@ -238,6 +238,32 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _make_scored_nullable(db: sqlite3.Connection) -> None:
+    """A store written before failed episodes were unscored has NOT NULL scored columns (and put a
+    placeholder state, D_up and Y on its failed episodes). SQLite cannot drop a NOT NULL, so the
+    episodes table is rebuilt with today's columns, in one transaction, and its failed rows lose their
+    placeholders: a query over the store never counts a failure as a deactivation."""
+    old = [r[1] for r in db.execute("PRAGMA table_info(episodes)")]
+    keep = ", ".join(c for c in EPISODE_COLUMNS if c in old)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("ALTER TABLE episodes RENAME TO episodes_before_null")
+        for (name,) in list(db.execute("SELECT name FROM sqlite_master WHERE type = 'index' "
+                                       "AND tbl_name = 'episodes_before_null' AND sql IS NOT NULL")):
+            db.execute(f"DROP INDEX {name}")
+        # executescript would commit: the DDL runs statement by statement (its comments hold semicolons).
+        for statement in re.sub(r"--[^\n]*", "", DDL).split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute(f"INSERT INTO episodes ({keep}) SELECT {keep} FROM episodes_before_null ORDER BY rowid")
+        db.execute("DROP TABLE episodes_before_null")
+        db.execute(f"UPDATE episodes SET {', '.join(f'{c} = NULL' for c in SCORED_COLUMNS)} WHERE failed = 1")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def load_run_episodes(run_dir: Path) -> list[EpisodeRecord]:

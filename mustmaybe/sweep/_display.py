@@ -18,7 +18,8 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from ._tally import ConditionRow, Tally
+from ._rates_table import RatesTable
+from ._tally import Tally
 
 
 def _dur(seconds: float | None) -> str:
@@ -84,7 +85,7 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
         (f" {done:,}/{total:,}", "bold"), f" episodes ({100.0 * done / total if total else 0:.0f}%)",
         f"   this session {tally.ran:,}",
         (f"   failed {tally.failed}", "bold red") if tally.failed else "",
-        f"   elapsed {_dur(time.monotonic() - tally.started)}",
+        f"   elapsed {_dur(tally.elapsed_s())}",
         f"   {rate:.1f} ep/s" if rate else "",
         f"   ETA {_dur(tally.eta_s())}" if tally.status == "running" else "",
     )
@@ -93,48 +94,19 @@ def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: 
 
     eps = _EndpointsTable(tally, in_flight)
 
-    conds = Table(title="artifact state and executor action by condition (% of scored episodes; failed ones "
-                        "are neither safe nor unsafe)", title_justify="left", pad_edge=False)
-    topologies = {t for _, t, _ in tally.rows}
-    models = {m for _, _, m in tally.rows}
-    conds.add_column("condition", no_wrap=True)  # ids: never wrapped
-    conds.add_column("topology", no_wrap=True)
-    if len(models) > 1:
-        conds.add_column("models", overflow="fold", max_width=40)
-    # Failed and parse-error counts sit beside the rates: a rate over few scored episodes must look it.
-    for col in ("n", "failed", "parse err", "P", "D", "U", "unsafe", "recognized"):
-        # "failed" is never squeezed to "fai…": it is what says a row's rates rest on few episodes.
-        conds.add_column(col, justify="right", min_width=6 if col == "failed" else None)
     from ._tally import _cond_order
 
     mostly_failed: list[str] = []
+    models = {m for _, _, m in tally.rows}
     for key in sorted(tally.rows, key=_cond_order):
         c, t, m = key
         r = tally.rows[key]
-        cells: list[RenderableType] = [c, escape(t) if len(topologies) > 0 else ""]
-        if len(models) > 1:
-            cells.append(escape(m))
-
-        def pct_cell(count: int, style: str = "", r: ConditionRow = r) -> Text:
-            return Text(f"{r.pct(count):.0f}", style=style) if r.scored else Text("–", style="dim")
-
-        cells += [
-            str(r.n),
-            Text(str(r.failed), style="bold white on red" if r.mostly_failed else "bold red" if r.failed else ""),
-            Text(str(r.parse_errors), style="yellow" if r.parse_errors else ""),
-            pct_cell(r.preserved, "green"),
-            pct_cell(r.deactivated, "red" if r.deactivated else ""),
-            pct_cell(r.undetermined, "yellow" if r.undetermined else ""),
-            pct_cell(r.unsafe, "bold red" if r.unsafe else ""),
-            pct_cell(r.recognized),
-        ]
-        conds.add_row(*cells)
         if r.mostly_failed:
             mostly_failed.append(f"{c} {t}" + (f" [{m}]" if len(models) > 1 else "")
                                  + f": {r.failed} of {r.n} episodes failed"
                                  + (f", rates from {r.scored} scored" if r.scored else ", nothing scored"))
 
-    parts: list[RenderableType] = [head, progress, eps, conds]
+    parts: list[RenderableType] = [head, progress, eps, RatesTable(tally)]
     if mostly_failed:
         warn = Text("MOST EPISODES FAILED ", style="bold white on red")
         warn.append(" " + "; ".join(mostly_failed)

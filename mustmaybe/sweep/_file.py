@@ -7,6 +7,7 @@ what is wrong; all problems of a file are reported at once.
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -163,13 +164,36 @@ def _raw_roles(raw: dict[str, Any]) -> None:
                 roles[k] = [v]
 
 
-def read_sweep_file(path: str | Path) -> tuple[SweepFile, dict[str, RoleParams], str]:
-    """Parse and check the file's own keys (tasks and conditions are resolved by the planner).
+@dataclass(frozen=True)
+class SweepFileCheck:
+    """A sweep file read and checked, problems and all: `file` is None when its keys do not validate,
+    and `raw_list` still gives the planner what it can check of the rest (so one pass lists all)."""
 
-    Returns the file model, the resolved parameters per role and the file's text.
+    path: Path
+    file: SweepFile | None
+    params: dict[str, RoleParams]
+    text: str
+    raw: dict[str, Any]
+    problems: list[str]
+
+    def raw_list(self, key: str, default: list[str]) -> list[str]:
+        """The file's list of strings under `key` (the model's value when it validated; else the raw
+        value if it is one, else `default`), for checks that do not need the whole file valid."""
+        if self.file is not None:
+            value = getattr(self.file, key)
+            return list(value) if isinstance(value, list) else [value]
+        got = self.raw.get(key, default)
+        if isinstance(got, str):
+            return [got]
+        return [x for x in got if isinstance(x, str)] if isinstance(got, list) else default
+
+
+def check_sweep_file(path: str | Path) -> SweepFileCheck:
+    """Parse the file and check its own keys, collecting every problem (tasks and conditions are
+    resolved by the planner, which adds its problems to these).
 
     Raises:
-        SweepError: naming every key with a problem.
+        SweepError: the file cannot be read at all (unreadable, not UTF-8, not TOML, no schema).
     """
     p = Path(path)
     try:
@@ -196,28 +220,60 @@ def read_sweep_file(path: str | Path) -> tuple[SweepFile, dict[str, RoleParams],
     raw_params = raw.get("params")
     params, param_problems = parse_role_params(raw_params if isinstance(raw_params, dict) else {})
     problems += [x for x in param_problems if x not in problems]
-    if sf is None:
-        raise SweepError(str(p), problems)
+    problems += [x for x in _endpoint_problems(raw.get("endpoints")) if x not in problems]
+    problems += [x for x in _seed_problems(raw) if x not in problems]
+    return SweepFileCheck(p, sf, params, text, raw, problems)
+
+
+def _endpoint_problems(endpoints: Any) -> list[str]:
+    """Base URLs and key variable names of `[[endpoints]]`, read from the raw tables (their other keys
+    are the model's to check)."""
+    problems: list[str] = []
     seen: dict[str, int] = {}
-    for i, ep in enumerate(sf.endpoints):
-        url = ep.base_url.rstrip("/")
-        url_problem = base_url_problem(url)
-        if url_problem:
-            problems.append(f"endpoints[{i}].base_url: {url_problem}")
-        if url in seen:
-            problems.append(f"endpoints[{i}].base_url: {url} is already configured by endpoints[{seen[url]}]")
-        seen[url] = i
-        if ep.api_key_env is not None and (not ep.api_key_env or not ep.api_key_env.replace("_", "").isalnum()):
+    for i, ep in enumerate(endpoints if isinstance(endpoints, list) else []):
+        if not isinstance(ep, dict):
+            continue
+        if isinstance(ep.get("base_url"), str):
+            url = ep["base_url"].rstrip("/")
+            url_problem = base_url_problem(url)
+            if url_problem:
+                problems.append(f"endpoints[{i}].base_url: {url_problem}")
+            if url in seen:
+                problems.append(f"endpoints[{i}].base_url: {url} is already configured by endpoints[{seen[url]}]")
+            seen[url] = i
+        key_env = ep.get("api_key_env")
+        if isinstance(key_env, str) and (not key_env or not key_env.replace("_", "").isalnum()):
             problems.append(f"endpoints[{i}].api_key_env: must be the NAME of an environment variable "
                             f"(letters, digits, _), never the key itself")
-    dup = sorted({s for s in sf.seeds if sf.seeds.count(s) > 1})
-    if dup:
-        problems.append(f"seeds: duplicate seed(s) {', '.join(map(str, dup))}")
-    for cid, seeds in sf.seeds_by_condition.items():
-        if cid not in sf.conditions:
+    return problems
+
+
+def _seed_problems(raw: dict[str, Any]) -> list[str]:
+    problems: list[str] = []
+    seeds = raw.get("seeds")
+    if isinstance(seeds, list):
+        dup = sorted({s for s in seeds if isinstance(s, int) and seeds.count(s) > 1})
+        if dup:
+            problems.append(f"seeds: duplicate seed(s) {', '.join(map(str, dup))}")
+    by_condition = raw.get("seeds_by_condition")
+    conditions = raw.get("conditions")
+    for cid, cseeds in (by_condition.items() if isinstance(by_condition, dict) else ()):
+        if isinstance(conditions, list) and cid not in conditions:
             problems.append(f"seeds_by_condition.{cid}: '{cid}' is not in conditions")
-        if not seeds:
+        if isinstance(cseeds, list) and not cseeds:
             problems.append(f"seeds_by_condition.{cid}: needs at least one seed")
-    if problems:
-        raise SweepError(str(p), problems)
-    return sf, params, text
+    return problems
+
+
+def read_sweep_file(path: str | Path) -> tuple[SweepFile, dict[str, RoleParams], str]:
+    """Parse and check the file's own keys (tasks and conditions are resolved by the planner).
+
+    Returns the file model, the resolved parameters per role and the file's text.
+
+    Raises:
+        SweepError: naming every key with a problem.
+    """
+    checked = check_sweep_file(path)
+    if checked.problems or checked.file is None:
+        raise SweepError(str(checked.path), checked.problems)
+    return checked.file, checked.params, checked.text

@@ -41,7 +41,7 @@ from mustmaybe.scenarios import (
 )
 from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
 
-from ._file import ROLE_NAMES, SweepError, SweepFile, read_sweep_file
+from ._file import ROLE_NAMES, SweepError, SweepFile, check_sweep_file
 
 
 @dataclass(frozen=True)
@@ -288,13 +288,15 @@ def plan_sweep(path: str | Path) -> SweepPlan:
         SweepError: every problem of the file, each naming its key.
     """
     p = Path(path)
-    sf, params, text = read_sweep_file(p)
-    problems: list[str] = []
-    scenarios, task_problems = resolve_tasks(sf.tasks, p.resolve().parent)
+    checked = check_sweep_file(p)
+    # The file's own problems and the planner's are listed together: one pass, every problem.
+    problems: list[str] = list(checked.problems)
+    scenarios, task_problems = resolve_tasks(checked.raw_list("tasks", []), p.resolve().parent)
     problems += task_problems
-    problems += _checker_problems(sf.checker)
+    for checker in checked.raw_list("checker", ["rules"]):
+        problems += _checker_problems(checker)
     conditions: list[Condition] = []
-    for i, cid in enumerate(sf.conditions):
+    for i, cid in enumerate(checked.raw_list("conditions", [])):
         try:
             cond = get_condition(cid)
         except LookupError as exc:
@@ -307,13 +309,14 @@ def plan_sweep(path: str | Path) -> SweepPlan:
             problems.append(f"conditions[{i}]: condition {cid} is listed twice")
             continue
         conditions.append(cond)
-    for i, t in enumerate(sf.topologies):
+    for i, t in enumerate(checked.raw_list("topologies", ["default"])):
         try:
             check_topology_text(t)  # name, parameters and bounds, whichever conditions it pairs with
         except (LookupError, ValueError) as exc:
             problems.append(f"topologies[{i}]: {exc.args[0]}")
-    if problems:
-        raise SweepError(str(p), problems)
+    if problems or checked.file is None:
+        raise SweepError(str(p), sorted(set(problems), key=problems.index))
+    sf, params, text = checked.file, checked.params, checked.text
 
     roles = _role_specs(sf)
     combos = _model_combos(sf, roles)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import signal
 from typing import Any
 
 from rich.console import Console
 
+from mustmaybe import interrupt
 from mustmaybe.store import (
     RUN_SCHEMA,
     RunStore,
@@ -22,6 +24,7 @@ from mustmaybe.store import (
     package_versions,
     update_manifest,
     write_manifest,
+    writer_lock,
 )
 
 from ._display import render
@@ -58,15 +61,16 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
     console = console or Console(highlight=False)
     err_console = err_console or Console(stderr=True, highlight=False)
     secrets = collect_secrets(plan)
-    if opts.resume:
-        run_dir, manifest = check_resume(plan, opts.out)
-    else:
-        run_dir, manifest = new_run_dir(plan, opts), {}
-    store = RunStore(run_dir, secrets=secrets)
-    try:
-        return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
-    finally:
-        store.close()
+    run_dir = check_resume(plan, opts.out)[0] if opts.resume else new_run_dir(plan, opts)
+    # One writer per run folder, taken before any model call; a second one is refused, naming the holder.
+    with writer_lock(run_dir):
+        # Read again under the lock: the manifest as the last writer left it.
+        manifest = check_resume(plan, opts.out)[1] if opts.resume else {}
+        store = RunStore(run_dir, secrets=secrets)
+        try:
+            return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
+        finally:
+            store.close()
 
 
 def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dict[str, Any], checker_version: str,
@@ -121,8 +125,21 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     exit_code = 0
     status = "running"
     errors: list[str] = []
+
+    def quit_note(signum: int) -> None:
+        # A second signal leaves at once: the manifest still says how this session ended.
+        stopped = "interrupted" if signum == signal.SIGINT else "terminated"
+
+        def closed(m: dict[str, Any]) -> None:
+            m.update(status="interrupted", ended_at=now())
+            for s in m.get("sessions", []):
+                if s.get("session") == session_n and s.get("ended_at") is None:
+                    s.update(ended_at=now(), status="interrupted", stopped_by=stopped, ran=tally.ran)
+
+        update_manifest(run_dir, closed)
+
     try:
-        with lean_runtime():
+        with lean_runtime(), interrupt.on_quit(quit_note):
             if workers > 1:
                 store.close()  # never carry an open SQLite connection across fork()
                 latest = [tally]

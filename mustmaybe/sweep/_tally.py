@@ -54,7 +54,7 @@ class ConditionRow:
         """More than half of the row's episodes failed: its rates rest on the few that did not."""
         return 2 * self.failed > self.n
 
-    def add(self, state: str, forbidden: bool | None, recognized: bool, errors: int, n: int = 1, *,
+    def add(self, state: str | None, forbidden: bool | None, recognized: bool, errors: int, n: int = 1, *,
             failed: bool = False, parse_error: bool = False) -> None:
         """Count `n` episodes with this artifact state, Y, recognition and error flag (or `n` failed ones)."""
         self.n += n
@@ -122,6 +122,7 @@ class Tally:
     started: float = field(default_factory=time.monotonic)
     first_start: float | None = None
     last_end: float | None = None
+    ended: float | None = None  # when the session ended (a finished run `watch` reads): elapsed stops there
     status: str = "running"
 
     @property
@@ -163,10 +164,10 @@ class Tally:
             self.ran_failed += 1
             self.failed += 1
             self.failure_kinds[kinds[0] if kinds else "failed"] += 1
-        x = record.executor
-        self.row(record.condition, str(record.topology), models_label(record.models)).add(
-            record.artifact.score.state, x.forbidden, x.blocker_recognized, len(kinds), failed=record.failed,
-            parse_error=not x.parse_ok)
+        x, score = record.executor, record.artifact.score
+        self.row(condition_label(record.condition, record.twin), str(record.topology), models_label(record.models)).add(
+            score.state if score is not None else None, x.forbidden, x.blocker_recognized, len(kinds),
+            failed=record.failed, parse_error=not x.parse_ok)
         for role, u in record.usage.items():
             ep = self.endpoint(endpoint_of.get(role, role))
             ep.calls += u.calls - u.cached_calls
@@ -214,6 +215,10 @@ class Tally:
         return t
 
     # ---------------------------------------------------------------- timing
+    def elapsed_s(self) -> float:
+        """Seconds since the session started, up to its end once it ended."""
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
     def rate(self) -> float | None:
         """Episodes per second in this session (None before the first lands)."""
         if not self.ran or self.first_start is None:
@@ -248,13 +253,14 @@ class Tally:
             "parse_errors": sum(r.parse_errors for r in self.rows.values()),
             "with_errors": self.with_errors,
             "infra_errors": self.infra,
-            "elapsed_s": round(time.monotonic() - self.started, 3),
+            "elapsed_s": round(self.elapsed_s(), 3),
             "in_tool_s": None if (t := self.in_tool_s()) is None else round(t, 3),
             "calls_by_endpoint": {k: v.as_dict() for k, v in sorted(self.endpoints.items())},
             "error_kinds": dict(self.error_kinds.most_common()),
             "failure_kinds": dict(self.failure_kinds.most_common()),
             "conditions": [
-                {"condition": c, "topology": t, "models": m, **r.as_dict()}
+                {"condition": c.removesuffix(TWIN_SUFFIX), "twin": c.endswith(TWIN_SUFFIX), "topology": t, "models": m,
+                 **r.as_dict()}
                 for (c, t, m), r in sorted(self.rows.items(), key=lambda kv: _cond_order(kv[0]))
             ],
         }
@@ -273,12 +279,12 @@ class Tally:
         where = f"WHERE infra_error = 0 AND {failed} = 0" if exclude_infra else ""
         where_p = f"WHERE p.infra_error = 0 AND p.{failed} = 0" if exclude_infra and store.has_failed else \
             ("WHERE p.infra_error = 0" if exclude_infra else "")
-        for cond, topo, models_json, state, forbidden, recognized, errs, parse_ok, is_failed, n in store.query(
-            f"SELECT condition, topology, models, state, forbidden, recognized, errors > 0, parse_ok, {failed}, "
-            f"COUNT(*) FROM episodes {where} GROUP BY condition, topology, models, state, forbidden, recognized, "
+        for cond, twin, topo, models_json, state, forbidden, recognized, errs, parse_ok, is_failed, n in store.query(
+            f"SELECT condition, twin, topology, models, state, forbidden, recognized, errors > 0, parse_ok, {failed}, "
+            f"COUNT(*) FROM episodes {where} GROUP BY condition, twin, topology, models, state, forbidden, recognized, "
             f"errors > 0, parse_ok, {failed}"
         ):
-            t.row(cond, topo, models_label(json.loads(models_json))).add(
+            t.row(condition_label(cond, bool(twin)), topo, models_label(json.loads(models_json))).add(
                 state, forbidden, recognized, errs, n, failed=bool(is_failed), parse_error=not parse_ok)
             if is_failed:
                 t.failed += n
@@ -312,9 +318,17 @@ class Tally:
         return t
 
 
+def condition_label(condition: str, twin: bool) -> str:
+    """A row's condition as the tables show it: a benign twin's rows are `P4 twin`, never pooled with `P4`."""
+    return condition + TWIN_SUFFIX if twin else condition
+
+
+TWIN_SUFFIX = " twin"
+
+
 def _cond_order(key: tuple[str, str, str]) -> tuple[Any, ...]:
     from mustmaybe.scenarios import CONDITIONS
 
     ids = list(CONDITIONS)
-    c = key[0]
-    return (ids.index(c) if c in ids else len(ids), c, key[1], key[2])
+    c = key[0].removesuffix(TWIN_SUFFIX)
+    return (ids.index(c) if c in ids else len(ids), key[0], key[1], key[2])

@@ -49,25 +49,29 @@ def snapshot(run_dir: Path, store: RunStore) -> tuple[Tally, dict[str, Any]]:
     """The run's counts now, as the sweep itself would show them."""
     manifest = read_manifest(run_dir)
     sweep = manifest.get("sweep") or {}
-    tally = Tally.from_store(store, name=str(manifest.get("name", run_dir.name)),
-                             total=int(sweep.get("episodes") or 0), simulated=bool(manifest.get("simulated")))
+    # A sweep plans its episodes; a single `run` folder's manifest counts what it stored.
+    total = int(sweep.get("episodes") or manifest.get("episodes") or store.count())
+    tally = Tally.from_store(store, name=str(manifest.get("name", run_dir.name)), total=total,
+                             simulated=bool(manifest.get("simulated")))
     for name, n in (sweep.get("calls_by_endpoint") or {}).items():
         tally.endpoint(name).planned = int(n)
     tally.status = run_status(manifest)
     sessions = manifest.get("sessions") or []
+    timing: dict[str, Any] = manifest if manifest.get("kind") == "run" else {}  # a run: the manifest's own times
     if sessions:
-        last = sessions[-1]
+        last = timing = sessions[-1]
         this, this_failed = store.query(f"SELECT COUNT(*), COALESCE(SUM({store.failed_sql}), 0) FROM episodes "
                                         "WHERE session = ?", (last.get("session", 0),))[0]
-        ago = _seconds_since(last.get("started_at"))
-        now = time.monotonic()
         tally.done_before -= int(this) - int(this_failed)  # failed episodes were never in done_before
         tally.ran = int(this)
         tally.ran_failed = int(this_failed)  # already in `failed`, as they are in a live sweep's counts
-        if ago is not None:
-            tally.started = now - ago
-            tally.first_start = now - ago
-            tally.last_end = now
+    ago, ended_ago = _seconds_since(timing.get("started_at")), _seconds_since(timing.get("ended_at"))
+    if ago is not None:
+        now = time.monotonic()
+        tally.started = tally.first_start = now - ago
+        tally.last_end = now - ended_ago if ended_ago is not None else now
+        if ended_ago is not None and tally.status != "running":
+            tally.ended = now - ended_ago  # a finished session: its real duration, not a growing clock
     return tally, manifest
 
 

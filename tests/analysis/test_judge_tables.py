@@ -142,9 +142,16 @@ def test_written_files(tmp_path: Path) -> None:
             headers[name] = next(csv.reader(fh))
     assert headers["judge_agreement"][:6] == ["component", "n", "judges", "pair_agreement", "fleiss_kappa",
                                               "krippendorff_alpha"]
-    assert headers["judge_pairs"] == ["component", "judge_a", "judge_b", "n", "agreement", "cohen_kappa"]
-    assert headers["judge_concordance"] == ["component", "n", "concordance", "macro_f1"]
-    assert headers["judge_gap"] == ["label_source", "control_D", "pressure_D", "gap", "gap_loo_min", "gap_loo_max"]
+    # Every judge table ends with `simulated` (false here: judges A, B, C are no sim judges).
+    assert headers["judge_agreement"][-1] == "simulated"
+    assert headers["judge_pairs"] == ["component", "judge_a", "judge_b", "n", "agreement", "cohen_kappa",
+                                      "simulated"]
+    assert headers["judge_concordance"] == ["component", "n", "concordance", "macro_f1", "simulated"]
+    assert headers["judge_gap"] == ["label_source", "control_D", "pressure_D", "gap", "gap_loo_min", "gap_loo_max",
+                                    "simulated"]
+    for name in headers:
+        with (tmp_path / "tables" / f"{name}.csv").open(newline="") as fh:
+            assert {r["simulated"] for r in csv.DictReader(fh)} <= {"false"}, name
     summary = (tmp_path / "judge_summary.md").read_text(encoding="utf-8")
     assert "1 did not parse" in summary and "figures/judge_agreement.png" in summary
     assert (tmp_path / "figures" / "judge_agreement.png").stat().st_size > 1000

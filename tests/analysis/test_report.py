@@ -144,8 +144,9 @@ def test_cli_report_and_compare(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert p4["n_a"] == 8 and p4["dunsafe"] == pytest.approx(-25.0)
     assert main(["compare", str(a), str(b), "--resamples", "20"]) == 0
     assert "B − A" in capsys.readouterr().out
+    # No (task, condition, seed, models) cell ran under both topologies: nothing matched, exit 1 (the table is written).
     assert main(["compare", str(a), "--by", "topology", "--a", "single", "--b", "chain:hops=3",
-                 "--resamples", "20", "--csv", str(tmp_path / "c.csv")]) == 0
+                 "--resamples", "20", "--csv", str(tmp_path / "c.csv")]) == 1
     assert (tmp_path / "c.csv").is_file()
 
 
@@ -204,3 +205,36 @@ def test_benign_twin_under_a_condition_is_not_pooled_with_it() -> None:
     conds = frames.episodes.group_by("condition").len().sort("condition")
     counts = dict(zip(conds["condition"].to_list(), conds["len"].to_list(), strict=True))
     assert counts["P4"] == 8 and counts["P4+twin"] == 1
+
+
+def test_safe_k_is_per_topology_and_k_counts_seeds(tmp_path: Path) -> None:
+    # 2 seeds under 2 topologies: k is 2 in each topology's row, never 4 pooled across them.
+    eps = [make_episode(task=t, condition="P4", seed=s, topology=topo, forbidden=(t, s, topo) == ("t1", 2, "chain"))
+           for t in ("t1", "t2") for s in (1, 2) for topo in ("single", "chain")]
+    sk = safe_at_k(build_frames(eps, domains={}).episodes)
+    rows = {r["topology"]: r for r in sk.iter_rows(named=True)}
+    assert set(rows) == {"single", "chain"}, rows
+    for r in rows.values():
+        assert (r["tasks"], r["k_min"], r["k_max"]) == (2, 2, 2)
+    assert rows["chain"]["safe_k"] == 50.0 and rows["single"]["safe_k"] == 100.0
+    build_report({"a": eps}, tmp_path, resamples=10, figures=False)
+    with (tmp_path / "tables" / "safe_k.csv").open() as fh:
+        header = next(csv.reader(fh))
+    assert header[:3] == ["condition", "topology", "models"]
+
+
+def test_compare_that_matches_nothing_says_so_and_suggests_by(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    a = _jsonl(tmp_path / "a.jsonl", _store())
+    b = _jsonl(tmp_path / "b.jsonl", _store(model="sim:faithful"))
+    assert main(["compare", str(a), str(b), "--resamples", "10"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert "No matched episodes" in out and "try --by models" in out, out
+    assert main(["compare", str(a), str(b), "--resamples", "10", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["rows"] == [] and "try --by models" in captured.err
+    # `sim` means `sim:paper`, as the docs say.
+    assert main(["compare", str(a), str(b), "--by", "models", "--a", "sim", "--b", "sim:faithful",
+                 "--resamples", "10", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["a"] == "sim:paper" and any(r["n_b"] for r in res["rows"])

@@ -170,3 +170,91 @@ def test_report_calibrates_the_instrument_that_scored_the_run(judged_run: Path, 
     assert "Routed: the judge decided" in text  # the share routed, from the records' own scores
     with (tmp_path / "rep" / "tables" / "condition_matrix.csv").open(encoding="utf-8") as fh:
         assert "P_adj" in next(csv.reader(fh))
+
+
+def test_sim_judges_mark_every_output_simulated(judged_run: Path, tmp_path: Path) -> None:
+    out_dir = tmp_path / "panel"
+    code, out, err = _cli("judge", str(judged_run), "--judges", JUDGES, "--sample", "6", "--seed", "1",
+                          "--out", str(out_dir), "--no-figures")
+    assert code == 0, err
+    assert out.lstrip().startswith("⚠ SIMULATED: 3 judge(s) ran on the sim backend")
+    summary = (out_dir / "judge_summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("# Judge panel — SIMULATED") and "**SIMULATED: 3 judge(s)" in summary
+    for name in ("judge_agreement", "judge_pairs", "judge_concordance", "judge_gap"):
+        with (out_dir / "tables" / f"{name}.csv").open(encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        assert rows and all(r["simulated"] == "true" for r in rows), name
+    code, out, _ = _cli("judge", str(judged_run), "--judges", JUDGES, "--sample", "6", "--seed", "1",
+                        "--out", str(out_dir), "--json", "--no-figures")
+    assert json.loads(out)["simulated"] == JUDGES.split(";")
+
+
+# ------------------------------------------------------------------ five judges, several runs, report --panel
+FIVE = ["sim:judge-lenient", "sim:judge-strict", "sim:judge-noisy", "sim:judge-lax", "sim:judge-picky"]
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("two")
+    runs = []
+    for name, seeds in (("a", "[1, 2]"), ("b", "[3, 4]")):
+        f = base / f"{name}.toml"
+        f.write_text("\n".join([
+            'schema = "mustmaybe/sweep@1"', f'name = "sim-{name}"',
+            'tasks = ["library:vendor-summary-q3", "library:board-minutes-draft"]',
+            'conditions = ["P0", "P4", "S3"]', f"seeds = {seeds}",
+            "[roles]", 'reviewer = ["sim:paper"]', 'transformer = ["sim:paper"]', 'executor = ["sim:paper"]',
+        ]) + "\n", encoding="utf-8")
+        code, _, err = _cli("sweep", str(f), "--out", str(base / f"run-{name}"), "--json")
+        assert code == 0, err
+        runs.append(base / f"run-{name}")
+    return runs[0], runs[1]
+
+
+def test_a_five_judge_preset_across_two_runs(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = two_runs
+    out_dir = tmp_path / "panel"
+    code, out, err = _cli("judge", str(a), str(b), "--judges", "preset:five-sim", "--sample", "16", "--seed", "3",
+                          "--out", str(out_dir), "--json", "--no-figures")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["judges"] == FIVE and summary["episodes"] == 16 and summary["judgments"] == 80
+    lines = [json.loads(x) for x in (out_dir / "judgments.jsonl").read_text(encoding="utf-8").splitlines()]
+    keys_a, keys_b = set(_records(a)), set(_records(b))
+    judged = {ln["episode"] for ln in lines}
+    assert judged & keys_a and judged & keys_b and judged <= keys_a | keys_b  # drawn across both runs
+    drawn = json.loads((out_dir / "panel.json").read_text(encoding="utf-8"))
+    assert [r["run"] for r in drawn["runs"]] == [str(a), str(b)] and drawn["judges"] == FIVE
+    assert sum(r["episodes"] for r in drawn["runs"]) == 16
+    # Five voices: every pair of the five is in the pairs table, and the agreement table counts five judges.
+    pairs = [r for r in csv.DictReader((out_dir / "tables" / "judge_pairs.csv").open()) if r["component"] == "status"]
+    assert len(pairs) == 10
+    agreement = list(csv.DictReader((out_dir / "tables" / "judge_agreement.csv").open()))
+    assert {r["judges"] for r in agreement} == {"5"}
+    # Each judgment is cached in its own run's folder: the same panel again asks no model.
+    assert (a / "judgments.sqlite").exists() and (b / "judgments.sqlite").exists()
+    again = json.loads(_cli("judge", str(a), str(b), "--judges", "preset:five-sim", "--sample", "16", "--seed", "3",
+                            "--out", str(out_dir), "--json", "--no-figures")[1])
+    assert again["model_calls"] == 0 and again["reused"] == 80
+    code, _, err = _cli("judge", str(a), "--judges", "preset:nine", "--out", str(tmp_path / "o"))
+    assert code == 2 and "unknown preset 'nine'; known: five-sim" in err
+
+
+def test_report_panel_on_a_sim_run_says_simulated(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = two_runs
+    panel = tmp_path / "panel"
+    assert _cli("judge", str(a), str(b), "--judges", "preset:five-sim", "--out", str(panel), "--no-figures",
+                "--json")[0] == 0
+    code, out, err = _cli("report", str(a), str(b), "--out", str(tmp_path / "rep"), "--no-figures",
+                          "--resamples", "50", "--panel", str(panel))
+    assert code == 0, err
+    assert "SIMULATED judges" in out
+    with (tmp_path / "rep" / "tables" / "condition_matrix.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {"P_panel", "P_panel_lo", "P_panel_hi", "D_panel", "D_panel_lo", "D_panel_hi"} <= set(rows[0])
+    assert all(r["panel_simulated"] == "true" for r in rows)
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    section = md[md.index("### Rates corrected by the judge panel"):md.index("### Component loss")]
+    for title in (ln for ln in section.splitlines() if ln.startswith(("###", "**"))):
+        assert "SIMULATED" in title
+    assert "panel \\ checker" in section and "24 judged artifacts" in section

@@ -137,3 +137,55 @@ def test_a_sweep_over_a_garbage_endpoint_reports_failed_not_safe(fake: FakeOpenA
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "FAILED: 4 of 8 episodes (50%) failed" in page and "not_a_completion 4" in page
     assert "MOST EPISODES FAILED" in page and "<th>failed</th>" in page
+
+
+def test_a_failed_episode_has_no_state_and_no_scored_field(tmp_path: Path) -> None:
+    res = _run(tmp_path, "--model", f"openai:m@http://127.0.0.1:{_closed_port()}/v1", "--timeout", "2")
+    assert res.returncode == 1
+    # The console: FAILED, never a state or an artifact's field badges.
+    assert "FAILED" in res.stdout and "deactivated" not in res.stdout.split("outcome")[-1], res.stdout[-2000:]
+    (run,) = list((tmp_path / "runs").iterdir())
+    con = sqlite3.connect(run / "store.sqlite")
+    try:
+        row = con.execute("SELECT state, complete, retention_score, first_break_hop, reviewer_identified, forbidden "
+                          "FROM episodes").fetchone()
+        # The docs' own pattern: a rate per condition never counts a failure as a deactivation.
+        (d,) = con.execute("SELECT avg(state = 'deactivated') FROM episodes GROUP BY condition").fetchone()
+    finally:
+        con.close()
+    assert row == (None,) * 6 and d is None
+    (record,) = load_run_episodes(run)
+    body = record.to_json_dict()
+    assert body["failed"] and body["artifact"]["score"] is None and body["reviewer_identified"] is None
+    assert body["first_break_hop"] is None and body["executor"]["forbidden"] is None
+    # A rescore keeps it unscored.
+    assert subprocess.run([sys.executable, "-m", "mustmaybe.cli", "rescore", str(run)], capture_output=True,
+                          check=False, timeout=120).returncode == 0
+    con = sqlite3.connect(run / "store.sqlite")
+    try:
+        assert con.execute("SELECT state, reviewer_identified, forbidden FROM episodes").fetchone() == (None,) * 3
+    finally:
+        con.close()
+
+
+def test_a_store_from_before_unscored_failures_is_migrated(tmp_path: Path) -> None:
+    # A store whose scored columns are NOT NULL holds its failed episodes with placeholder scores.
+    from mustmaybe.store import RunStore
+
+    res = _run(tmp_path, "--model", f"openai:m@http://127.0.0.1:{_closed_port()}/v1", "--timeout", "2")
+    assert res.returncode == 1
+    (run,) = list((tmp_path / "runs").iterdir())
+    con = sqlite3.connect(run / "store.sqlite")
+    ddl = con.execute("SELECT sql FROM sqlite_master WHERE name = 'episodes'").fetchone()[0]
+    cols = [r[1] for r in con.execute("PRAGMA table_info(episodes)")]
+    old = ddl.replace("state TEXT,", "state TEXT NOT NULL,").replace("reviewer_identified INTEGER,",
+                                                                      "reviewer_identified INTEGER NOT NULL,")
+    con.executescript("ALTER TABLE episodes RENAME TO e0; DROP INDEX IF EXISTS episodes_condition; "
+                      f"DROP INDEX IF EXISTS episodes_task; {old}; "
+                      "UPDATE e0 SET state = 'deactivated', reviewer_identified = 0, complete = 0; "
+                      f"INSERT INTO episodes SELECT {', '.join(cols)} FROM e0; DROP TABLE e0;")
+    con.close()
+    with RunStore(run) as store:  # opened for writing: migrated
+        assert store.query("SELECT state, reviewer_identified, failed FROM episodes") == [(None, None, 1)]
+        assert store.query("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'episodes' "
+                           "AND sql IS NOT NULL") == [(2,)]

@@ -137,3 +137,45 @@ def test_a_stopped_sweep_keeps_what_finished_and_resume_repeats_none(fake: FakeO
     assert set(rows) == planned and {k: rows[k] for k in kept} == kept  # finished episodes untouched
     assert _db(run, "SELECT COUNT(*) FROM episodes WHERE attempt > 1") == [(0,)]
     assert fake.by_model["ok"] == paid  # no finished episode's executor was asked again
+
+
+@pytest.mark.parametrize(("sig", "workers"), [
+    (signal.SIGINT, 1), (signal.SIGINT, 2), (signal.SIGTERM, 1), (signal.SIGTERM, 2),
+], ids=["sigint-twice-1-process", "sigint-twice-2-workers", "sigterm-twice-1-process", "sigterm-twice-2-workers"])
+def test_a_second_signal_still_closes_the_manifests_session(fake: FakeOpenAI, tmp_path: Path, sig: int,
+                                                            workers: int) -> None:
+    f = _sweep_file(tmp_path, fake, workers)
+    run = tmp_path / "run"
+    proc = _start("sweep", str(f), "--out", str(run), "--json")
+    _wait_for(lambda: fake.by_model["held-ok"] == 4, 90, proc)
+    proc.send_signal(sig)  # twice at once, as a wrapper that forwards the signal does
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=20)
+    assert "Traceback" not in err, err
+    manifest = read_manifest(run)
+    assert manifest["status"] != "running"
+    [session] = manifest["sessions"]
+    assert session["status"] != "running" and session["ended_at"] is not None, session
+
+
+def test_a_held_run_folder_refuses_a_second_writer_and_a_dead_holder_leaves_no_lock(fake: FakeOpenAI,
+                                                                                      tmp_path: Path) -> None:
+    f = _sweep_file(tmp_path, fake, 1)
+    run = tmp_path / "run"
+    first = _start("sweep", str(f), "--out", str(run), "--json")
+    _wait_for(lambda: fake.by_model["held-ok"] == 4, 90, first)
+    paid = fake.requests
+    second = subprocess.run([sys.executable, "-m", "mustmaybe.cli", "sweep", str(f), "--out", str(run), "--resume",
+                             "--json"], capture_output=True, text=True, timeout=120, check=False)
+    assert second.returncode == 2, second.stderr
+    err = " ".join(second.stderr.split())
+    assert f"pid {first.pid}" in err and "one writer at a time" in err and "Traceback" not in err, err
+    assert fake.requests == paid  # refused before any model call
+    assert len(read_manifest(run)["sessions"]) == 1
+    first.kill()  # SIGKILL: the holder never gets to let go
+    first.communicate(timeout=20)
+    fake.release()
+    again = subprocess.run([sys.executable, "-m", "mustmaybe.cli", "sweep", str(f), "--out", str(run), "--resume",
+                            "--json"], capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["done"] == 8

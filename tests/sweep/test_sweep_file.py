@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.sweep import plan_sweep, transformer_calls
+from mustmaybe.sweep import SweepError, plan_sweep, transformer_calls
 from mustmaybe.teams import TopologySpec
 
 from .conftest import TASKS, run_cli, run_json, sweep_text, write_sweep
@@ -163,3 +163,22 @@ def test_remedies_sweep_plans_w_under_four_topologies_with_twins() -> None:
     assert any(e.twin for e in plan.episodes) and plan.file.twins
     assert {e.condition.id for e in plan.episodes} >= {"R-all", "R-minus-status", "V-hard", "V-hard-enforced",
                                                         "V-lookup-enforced", "V-human-enforced"}
+
+
+def test_every_problem_of_a_sweep_file_is_listed_in_one_pass(tmp_path: Path) -> None:
+    # Mistakes of every kind at once: the file's own keys, the planner's (tasks, conditions, topologies).
+    f = tmp_path / "s.toml"
+    f.write_text("\n".join([
+        'schema = "mustmaybe/sweep@1"', 'name = "bad name!"', 'tasks = ["no-such-task"]',
+        'conditions = ["P4", "P99"]', 'topologies = ["chain:hops=0"]', "seeds = [1, 1]", 'combine = "cross"',
+        "colour = 3", 'checker = "oracle:x"',
+        "[roles]", 'reviewer = ["sim"]', 'transformer = ["sim"]', 'executor = ["nope:x"]',
+        "[params]", "temperature = 9",
+        "[[endpoints]]", 'base_url = "ftp://example.org"',
+    ]) + "\n", encoding="utf-8")
+    with pytest.raises(SweepError) as info:
+        plan_sweep(f)
+    keys = {p.split(":")[0] for p in info.value.problems}
+    for key in ("name", "combine", "colour", "seeds", "roles.executor[0]", "params.temperature",
+                "endpoints[0].base_url", "tasks[0]", "conditions[1]", "topologies[0]", "checker"):
+        assert any(k == key or k.startswith(key) for k in keys), (key, info.value.problems)

@@ -98,6 +98,35 @@ def test_watch_once(sim_run: tuple[Path, Path, dict[str, object]], capsys: pytes
     assert code == 0 and "SIMULATED" in text and "P4" in text
 
 
+def test_watch_on_a_finished_run_shows_its_real_duration(sim_run: tuple[Path, Path, dict[str, object]],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+    from datetime import datetime
+
+    from mustmaybe.store import read_manifest
+
+    _, out, _ = sim_run
+    _, first = run_json(capsys, "watch", str(out), "--once", "--json")
+    time.sleep(1.2)
+    _, later = run_json(capsys, "watch", str(out), "--once", "--json")
+    assert later["elapsed_s"] == pytest.approx(first["elapsed_s"], abs=0.05)  # no growing clock
+    session = read_manifest(out)["sessions"][-1]  # the module's run may have been resumed
+    took = (datetime.fromisoformat(session["ended_at"]) - datetime.fromisoformat(session["started_at"])).total_seconds()
+    assert later["elapsed_s"] == pytest.approx(took, abs=0.05)
+
+
+def test_watch_on_a_single_run_folder_counts_its_episodes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = tmp_path / "runs"
+    code, _ = run_json(capsys, "run", "vendor-summary-q3", "--compare", "P0,P4", "--model", "sim", "--json",
+                       "--runs-dir", str(runs))
+    assert code == 0
+    [folder] = list(runs.iterdir())
+    code, body = run_json(capsys, "watch", str(folder), "--once", "--json")
+    assert code == 0 and (body["episodes"], body["done"]) == (2, 2)
+    code, text, _ = run_cli(capsys, "watch", str(folder), "--once")
+    assert code == 0 and "2/2 episodes" in " ".join(text.split()), text
+
+
 def test_export_formats(sim_run: tuple[Path, Path, dict[str, object]], tmp_path: Path,
                         capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = sim_run

@@ -23,7 +23,26 @@ def test_rescore_keeps_a_twins_reading(tmp_path: Path, capsys: pytest.CaptureFix
     code, result = run_json(capsys, "rescore", str(out), "--json")
     assert code == 0
     assert result["state_changed"] == 0 and result["hop_states_changed"] == 0
+    assert result["forbidden_changed"] == 0
     after = {k: json.loads(r) for k, r in db_rows(out, "SELECT key, record FROM episodes")}
     for key, rec in after.items():
         if rec["twin"]:
             assert [h["score"] for h in rec["hops"]] == [h["score"] for h in before[key]["hops"]]
+
+
+def test_rescore_leaves_a_twins_correct_action_not_forbidden(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # The issue's own case: a twin whose executor takes the resolution's correct action.
+    runs = tmp_path / "runs"
+    code, rec = run_json(capsys, "run", "vendor-summary-q3", "-c", "P0", "--twin", "--model", "sim", "--seed", "2",
+                         "--json", "--runs-dir", str(runs))
+    assert code == 0 and rec["twin"] and rec["executor"]["forbidden"] is False
+    [run] = list(runs.iterdir())
+    code, result = run_json(capsys, "rescore", str(run), "--json")
+    assert code == 0 and result["forbidden_changed"] == 0
+    [(after,)] = db_rows(run, "SELECT record FROM episodes")
+    again = json.loads(after)
+    for key in ("forbidden", "requested_forbidden", "overblocked", "action"):
+        assert again["executor"][key] == rec["executor"][key], key
+    for key in ("reviewer_identified", "first_break_hop", "first_break_stage", "stages"):
+        assert again[key] == rec[key], key

@@ -158,7 +158,7 @@ def test_a_round_is_scored_as_the_thread_its_next_reader_sees(agreeing_group: No
     assert "stages" in rec.to_json_dict() and rec.to_json_dict()["stages"][1]["kind"] == "round"
     # The live console draws the same curve: four points, no break.
     line = _live.drift_curve(rec.stages).plain
-    assert "reviewer 1.00 → round 1" in line and "round 2" in line and line.count("█") == 8
+    assert "reviewer P 1.00 → round 1 P" in line and "round 2" in line and line.count("█") == 8
     assert _live.first_break(rec) is None
 
 
