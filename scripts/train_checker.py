@@ -54,7 +54,8 @@ def main() -> int:
     for name, fig in spec["cv"].items():
         if isinstance(fig, dict) and "fields" in fig:
             _line(f"cv {name}", fig)
-    print(f"leave-one-family-out, per held-out family ({len(spec['cv']['families'])} families):")
+    print(f"leave-family-out ({spec['cv']['folds']} folds of whole families), per held-out family "
+          f"({len(spec['cv']['families'])} families):")
     for name, fig in spec["cv"]["families"].items():
         _line(name, fig)
     return 0
