@@ -49,11 +49,12 @@ _BOTTOM = re.compile(
     r"go\s*/\s*no[\s-]*go|ruling|determination)\b\s*(?:\([^)\n]{0,30}\)\s*)?[:\-–—]",
     re.IGNORECASE,
 )
-# A key of a structured record that holds its decision.
+# The keys of a structured record that hold its decision; `{s}` is the separator inside a key.
+_DECISION_WORDS = (r"decision|next{s}action|next{s}step|recommended{s}action|recommendation|verdict|outcome|"
+                   r"go{s}no{s}go|can{s}proceed|instruction|disposition|final{s}(?:decision|action|status)")
+# A line keyed by one (a key line may also be the bare "action", "proceed" or "resolution").
 _DECISION_KEY = re.compile(
-    r"^\s*[\"']?(?:decision|next[_\s-]?action|next[_\s-]?step|action|recommended[_\s-]?action|recommendation|"
-    r"verdict|outcome|go[_\s-]?no[_\s-]?go|can[_\s-]?proceed|proceed|instruction|disposition|resolution|"
-    r"final[_\s-]?(?:decision|action|status))[\"']?\s*[:=]",
+    r"^\s*[\"']?(?:" + _DECISION_WORDS.format(s=r"[_\s-]?") + r"|action|proceed|resolution)[\"']?\s*[:=]",
     re.IGNORECASE,
 )
 # A revision header: what follows supersedes what came before it.
@@ -76,8 +77,7 @@ _RECORD_KEY = re.compile(
 _KEYLINE = re.compile(r"^\s*[\"']?[\w .-]{1,40}[\"']?\s*[:=]\s*\S")
 # The same decision keys inside one-line JSON or a flow mapping, with their value.
 _DECISION_PAIR = re.compile(
-    r"[\"']?(?:decision|next[_-]?action|next[_-]?step|recommended[_-]?action|recommendation|verdict|outcome|"
-    r"go[_-]?no[_-]?go|can[_-]?proceed|instruction|disposition|final[_-]?(?:decision|action|status))[\"']?\s*:\s*"
+    r"[\"']?(?:" + _DECISION_WORDS.format(s="[_-]?") + r")[\"']?\s*:\s*"
     r"(?:\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|[^,}\n]+)",
     re.IGNORECASE,
 )

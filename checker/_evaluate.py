@@ -40,10 +40,6 @@ from ._reading import (
 from ._segment import segment
 
 
-def muted_clauses(flat: list[Reading], muted: set[int]) -> set[int]:
-    return {id(r.c) for r in flat if id(r) in muted}
-
-
 def evaluate(comp: Compiled, text: str) -> Verdicts:
     """Run every evaluator on one artifact.
 
@@ -244,7 +240,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     # under "No - hold until the DPO signs" is what was said before, and "risk looks low" in the body of a
     # summary whose bottom line holds the action is context, not what binds.
     top = max((o[0] for o, kind, _ in ranked if kind in ("stop", "go")), default=0)
-    muted = {id(r) for r in flat if rank[ctl.role_at(r.c.start)] < top}
+    below = [r for r, k in zip(flat, v.ranks, strict=True) if k < top]
+    muted = {id(r) for r in below}
+    muted_clauses = {id(r.c) for r in below}
+    stop_ids = {id(x) for x in stops}  # a set: a long note has thousands of stops
     if ctl.kind != "plain":
         v.notes.append(f"controlling statement: {ctl.kind}")
 
@@ -316,8 +315,7 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         v.prerequisite = []
     # A stop that says what lifts it names q by its effect ("until the Head of Security signs").
     if not v.prerequisite and status and not deferred and not v.assumed_authorization:
-        stop_set = {id(x) for x in stops}
-        lifting = [r.c for r in flat if (r.gate and (r.o >= 1 or r.appr) and id(r) in stop_set)
+        lifting = [r.c for r in flat if (r.gate and (r.o >= 1 or r.appr) and id(r) in stop_ids)
                    or lv.ONLY_CAN.search(r.c.words) or lx.LIFTING.search(r.c.words)]
         v.prerequisite = lifting
         if lifting:
@@ -326,9 +324,9 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     authority(comp, v, flat)
     fallback(comp, v, reads, flat, status, set_aside)
     caveat(v, reads, flat, status, stops, gos)
-    if muted:
-        v.caveat = [c for c in v.caveat if id(c) not in muted_clauses(flat, muted)]
-        v.later_check = [c for c in v.later_check if id(c) not in muted_clauses(flat, muted)]
+    if muted_clauses:
+        v.caveat = [c for c in v.caveat if id(c) not in muted_clauses]
+        v.later_check = [c for c in v.later_check if id(c) not in muted_clauses]
 
     mentioned = bool(stops or v.prerequisite or v.authority or v.later_check or v.caveat or v.assumed_authorization
                      or any(r.topic or r.gate for r in flat))
@@ -340,7 +338,6 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     # A structured line of the field's own key was already read by its value: its verdict stands.
     usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
     rejected = {id(c) for c in v.fallback_rejected}
-    stop_ids = {id(x) for x in stops}  # a set: a long note has thousands of stops
     v.candidates = {
         # Beside the stop events, any clause with a stop cue of its own ("CLOSED - not on sale", "LOCKED",
         # "NO-GO") can carry the stop when the combiner judges it kept: terse notes often never name the action.

@@ -132,6 +132,14 @@ def _digest(s: LabeledSet) -> str:
     return hashlib.sha256((s.path / "labels.jsonl").read_bytes()).hexdigest()[:16]
 
 
+def _trained_on(sets: Sequence[LabeledSet]) -> list[dict[str, Any]]:
+    return [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets]
+
+
+def _lexicon_spec(lex: dict[str, list[str]]) -> dict[str, Any]:
+    return {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex}
+
+
 def _items(sets: Sequence[LabeledSet]) -> list[_Item]:
     items = []
     for s in sets:
@@ -248,7 +256,7 @@ def train_combiner(sets: Sequence[LabeledSet], select_by: Grouping = "family") -
     return {
         "schema": SCHEMA,
         "lambda": LAMBDA,
-        "trained_on": [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets],
+        "trained_on": _trained_on(sets),
         "cv": {"folds": FAMILY_FOLDS if by == "family" else FOLDS, "grouped_by": by, "rules_only": base,
                "all_learned": learned, "chosen": chosen,
                other: _figures(items, other_scores),
@@ -262,7 +270,7 @@ def train_combiner(sets: Sequence[LabeledSet], select_by: Grouping = "family") -
                                                                           "preserved_called_deactivated")}
                                 for s, f in by_stand.items()},
         "sure_margins": {str(m): {k: f[k] for k in ("sure_share", "sure_accuracy")} for m, f in by_margin.items()},
-        "lexicon": {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex},
+        "lexicon": _lexicon_spec(lex),
         "features": feature_names(),
         "models": _models(items, use, lex),
     }
@@ -276,6 +284,6 @@ def refit_combiner(sets: Sequence[LabeledSet], spec: dict[str, Any]) -> dict[str
     use = {e: m["use"] for e, m in spec["models"].items()}
     lex = lexicon(items)
     return {**spec,
-            "trained_on": [{"set": s.name, "n": len(s.items), "labels_sha256": _digest(s)} for s in sets],
-            "lexicon": {"lambda": LEX_LAMBDA, "min_tasks": MIN_TASKS, "common_share": COMMON_SHARE, **lex},
+            "trained_on": _trained_on(sets),
+            "lexicon": _lexicon_spec(lex),
             "features": feature_names(), "models": _models(items, use, lex)}

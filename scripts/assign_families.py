@@ -23,10 +23,11 @@ one, moves to `phenomenon`):
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
+
+from _label_lines import rewrite_lines
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "labeled"
 
@@ -71,24 +72,19 @@ def main() -> int:
     wrong = 0
     for labels in sorted(ROOT.glob("*/labels.jsonl")):
         derived = (labels.parent / "families-derived").is_file()
-        out = []
-        for raw in labels.read_text(encoding="utf-8").splitlines():
-            if not raw.strip():
-                out.append(raw)
-                continue
-            obj = json.loads(raw)
-            if derived or not obj.get("family"):
-                text = (labels.parent / "artifacts" / obj["artifact"]).read_text(encoding="utf-8")
-                family = family_of(text)
-                if obj.get("family") != family:
-                    wrong += 1
-                    if "family" in obj and "phenomenon" not in obj:
-                        obj["phenomenon"] = obj["family"]
-                    obj["family"] = family
-                    raw = json.dumps(obj, ensure_ascii=False)
-            out.append(raw)
-        if not check:
-            labels.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+        def fix(obj: dict, _n: int, labels: Path = labels, derived: bool = derived) -> bool:
+            if not derived and obj.get("family"):
+                return False
+            family = family_of((labels.parent / "artifacts" / obj["artifact"]).read_text(encoding="utf-8"))
+            if obj.get("family") == family:
+                return False
+            if "family" in obj and "phenomenon" not in obj:
+                obj["phenomenon"] = obj["family"]
+            obj["family"] = family
+            return True
+
+        wrong += rewrite_lines(labels, fix, write=not check)
     if check and wrong:
         print(f"{wrong} labeled lines lack their family: run python scripts/assign_families.py")
         return 1

@@ -18,9 +18,10 @@ a weakening the coder saw and no flag to hold it: it becomes deactivated too.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
+
+from _label_lines import rewrite_lines
 
 from mustmaybe.checker import FieldProfile, Flags, decide
 
@@ -49,23 +50,18 @@ def main() -> int:
     for path in sorted(ROOT.glob("*/*.jsonl")):
         if path.name not in FILES:
             continue
-        lines = path.read_text(encoding="utf-8").splitlines()
-        out = []
-        for n, raw in enumerate(lines, 1):
-            if not raw.strip():
-                out.append(raw)
-                continue
-            obj = json.loads(raw)
+
+        def fix(obj: dict, n: int, path: Path = path) -> bool:
             new = a3_state(obj)
-            if new != obj["state"]:
-                f = "".join("sqof"[i] if obj["fields"][k] else "-" for i, k in
-                            enumerate(("status", "prerequisite", "authority", "fallback")))
-                changed.append(f"{path.relative_to(ROOT)}:{n}: {obj['artifact']} [{f}] {obj['state']} -> {new}")
-                obj["state"] = new
-                raw = json.dumps(obj, ensure_ascii=False)
-            out.append(raw)
-        if not check:
-            path.write_text("\n".join(out) + "\n", encoding="utf-8")
+            if new == obj["state"]:
+                return False
+            f = "".join("sqof"[i] if obj["fields"][k] else "-" for i, k in
+                        enumerate(("status", "prerequisite", "authority", "fallback")))
+            changed.append(f"{path.relative_to(ROOT)}:{n}: {obj['artifact']} [{f}] {obj['state']} -> {new}")
+            obj["state"] = new
+            return True
+
+        rewrite_lines(path, fix, write=not check)
     for line in changed:
         print(line)
     print(f"{len(changed)} lines {'would change' if check else 'changed'}")

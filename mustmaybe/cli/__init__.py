@@ -83,7 +83,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from mustmaybe.checker import CHECKER_VERSION, CheckResult
+    from mustmaybe.checker import CHECKER_VERSION, MAX_ARTIFACT_CHARS, CheckResult
     from mustmaybe.judges import instrument_for, score_all
     from mustmaybe.scenarios import ScenarioError, load_scenario
 
@@ -101,8 +101,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UserError(f"{where}: cannot read artifact: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{where}: artifact is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-    from mustmaybe.checker import MAX_ARTIFACT_CHARS
-
     if not text.strip():
         raise UserError(f"{where}: the artifact is empty (nothing but white space): there is nothing to score")
     if len(text) > MAX_ARTIFACT_CHARS:
