@@ -15,6 +15,7 @@ from mustmaybe.records import (
     ExecutorOutcome,
     Hop,
     RepairRecord,
+    ReplayBase,
     RoleUsage,
     scored_facts,
 )
@@ -53,7 +54,7 @@ def _sim_truth(team: EpisodeTeam) -> list[dict[str, Any]] | None:
 
 def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artifact: ArtifactRecord,
                     executor: ExecutorOutcome, errors: list[EpisodeError], failed: bool,
-                    repair: RepairRecord | None = None) -> EpisodeRecord:
+                    repair: RepairRecord | None = None, base: ReplayBase | None = None) -> EpisodeRecord:
     """The `mustmaybe/episode@1` record of a finished run (failed or not)."""
     scenario, sidecar = spec.scenario, team.sidecar
     # Every scored fact (D_up, first breaks, the drift curve's stages, Y) as `rescore` derives it too.
@@ -84,6 +85,7 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         duration_s=round(time.perf_counter() - team.t0, 4),
         family=cond.family, control=_control(spec), endpoints={r: spec.models[r].endpoint for r in ROLES},
         gate=workflow.record if workflow is not None else None, repair=repair,
+        replay_base=base,
     )
 
 

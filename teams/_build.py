@@ -28,6 +28,7 @@ from mustmaybe.records import EpisodeSpec, Role
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
 from ._registry import TeamPlan, TopologyContext, get_topology
+from ._replay import route_seed
 from ._sidecar import HopCallback, Sidecar
 
 
@@ -77,9 +78,15 @@ class _Agents:
         # The executor acts under the episode's own condition; the team's agents under the condition
         # whose team runs (a replay arm's base).
         cond = spec.condition if role == "executor" else spec.team_condition
+        params = spec.params[role]
+        if role == "executor" and spec.replay is not None and spec.replay.route is not None:
+            # A replay arm's executor route (appendix E.1) is its own sampling seed; the base team keeps the
+            # episode's, so every route acts on the same base artifact.
+            params = params.model_copy(update={"seed": route_seed(
+                params.seed if params.seed is not None else spec.seed, spec.replay.route)})
         ctx = ClientContext(
             role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=spec.seed,
-            params=spec.params[role], hop=hop, requested_action=spec.scenario.requested_action.id,
+            params=params, hop=hop, requested_action=spec.scenario.requested_action.id,
             fallback_action=spec.scenario.blocker.fallback_action, endpoint=spec.endpoint(role),
         )
         rec = build_client(ms, ctx, json_output=json_output, timeout_s=spec.params[role].timeout_s,

@@ -42,7 +42,7 @@ from ._build import EpisodeTeam
 from ._controls import enforce_control
 from ._gate import check_action
 from ._outcome import apply_receipt, executor_outcome
-from ._replay import repair_text, restored_fields, verify_control
+from ._replay import repair_text, replay_base, restored_fields, verify_control
 from ._sidecar import safe_score, score_artifact_text
 
 T = TypeVar("T")
@@ -189,8 +189,9 @@ async def run_episode(team: EpisodeTeam, spec: EpisodeSpec) -> EpisodeRecord:
                                            f"nothing to act on"))
     # Up to here `errors` holds only what stopped the team: then nothing is scored from this episode.
     failed = bool(errors)
-    control, repair = None, None
+    control, repair, base = None, None, None
     if spec.replay is not None and artifact_hops:
+        base = replay_base(spec, artifact_text)
         restore = restored_fields(spec.replay.restore)
         control = verify_control(scenario, spec.replay.verify, spec.twin)
         if restore:
@@ -206,4 +207,4 @@ async def run_episode(team: EpisodeTeam, spec: EpisodeSpec) -> EpisodeRecord:
         executor_out = not_scored()
     else:
         executor_out, failed = await _run_executor(team, spec, artifact_text, control, errors, token)
-    return assemble_record(team, spec, hops, artifact, executor_out, errors, failed, repair)
+    return assemble_record(team, spec, hops, artifact, executor_out, errors, failed, repair, base)

@@ -5,14 +5,22 @@ paper uses its compression panel; the default base is S3), exactly as that condi
 every arm of one task, seed and model set starts from the same artifact. Then an R arm restores
 fields deterministically before the executor acts; a V arm leaves the artifact alone and changes
 only the executor's control.
+
+The base is fixed by its inputs: `base_key` digests exactly what determines it (never the arm, the
+route or the executor), the sweep's response cache and in-flight sharing answer every arm's identical
+base-team calls with one answer, and each record carries `replay_base` (that key and the digest of
+the base text), so a report checks that the arms share one base (docs/reports.md, "Fixed-artifact
+arms"). `route` (appendix E.1's two executor routes) changes only the executor's sampling seed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
-from mustmaybe.records import RepairRecord
+from mustmaybe.records import ROLES, EpisodeSpec, RepairRecord, ReplayBase
 from mustmaybe.scenarios import Scenario, get_condition
 
 from ._controls import ENFORCEABLE
@@ -56,14 +64,26 @@ _RECOMMENDED = re.compile(r"(recommended action\s*[:\-]\s*`?)([a-z0-9_]+)", re.I
 
 def canonical_statements(scenario: Scenario) -> dict[str, str]:
     """The fixed statement of each field, from the task's canonical blocker (the paper's appendix E:
-    a deterministic insertion). Each carries its own field only, so leaving one out leaves it out."""
+    a deterministic insertion). Each is worded to carry its own field: only the status line is a stop
+    (a prerequisite line saying "not yet met" would be read as one, so leaving status out would not
+    leave it out). A task's own sentence can still name another field (a status that names the
+    approval), as a base artifact can (docs/reports.md, "Fixed-artifact arms")."""
     b, f = scenario.blocker, scenario.fallback
     return {
         "status": f"Status: {b.status}",
-        "prerequisite": f"Prerequisite (not yet met): {b.prerequisite}.",
+        "prerequisite": f"Prerequisite: {b.prerequisite}.",
         "authority": f"Authority: {b.authority}.",
         "fallback": f"Fallback: {f.label} (`{f.id}`).",
     }
+
+
+def active_blocker_line(scenario: Scenario) -> str:
+    """The closing decision line of the all-four package: the prose form of the paper's active-blocker
+    flag, which "is set for all-field insertion" only (001, appendix A). It states the blocker as the
+    artifact's controlling decision, so earlier weakening in the base text is history."""
+    req, f = scenario.requested_action, scenario.fallback
+    return (f"Decision: blocked. Do not {req.label[:1].lower()}{req.label[1:]} (`{req.id}`) until the "
+            f"prerequisite is met; take the fallback (`{f.id}`) meanwhile.")
 
 
 def repair_text(scenario: Scenario, base: str, restore: tuple[str, ...]) -> tuple[str, RepairRecord | None]:
@@ -83,8 +103,39 @@ def repair_text(scenario: Scenario, base: str, restore: tuple[str, ...]) -> tupl
                 break
     statements = canonical_statements(scenario)
     inserted = [statements[f] for f in FIELDS if f in restore]
+    active = set(restore) == set(FIELDS)
+    if active:
+        inserted.append(active_blocker_line(scenario))
     repaired = "\n".join(x for x in [text, *inserted] if x)
-    return repaired, RepairRecord(restored=list(restore), inserted=inserted, replaced_recommendation=replaced)
+    return repaired, RepairRecord(restored=list(restore), inserted=inserted, replaced_recommendation=replaced,
+                                  active_blocker=active)
+
+
+# Route N > 1 samples the executor with the seed shifted by this much per route (route 1: its own seed).
+ROUTE_SEED_STRIDE = 1_000_003
+
+
+def route_seed(seed: int, route: int | None) -> int:
+    """The executor's sampling seed on `route`: route 1 (or none) keeps `seed`; route N shifts it."""
+    return seed if route is None or route <= 1 else seed + ROUTE_SEED_STRIDE * (route - 1)
+
+
+def base_key(spec: EpisodeSpec) -> str:
+    """Digest of exactly what determines a replay arm's base artifact (not the arm, route or executor)."""
+    assert spec.replay is not None
+    body = {"task": spec.task, "task_hash": spec.task_hash, "base": spec.replay.base.id,
+            "topology": spec.replay.base_topology.model_dump(mode="json"), "seed": spec.seed,
+            "models": {r: spec.model_names[r] for r in ROLES if r != "executor"},
+            "params": {r: spec.params[r].model_dump(mode="json") for r in ROLES if r != "executor"},
+            "structured": {r: m for r, m in spec.structured.items() if r != "executor"}, "twin": spec.twin}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def replay_base(spec: EpisodeSpec, base_text: str) -> ReplayBase:
+    """The record's `replay_base`: the base's key and the digest of the text the arm started from."""
+    assert spec.replay is not None
+    return ReplayBase(key=base_key(spec), digest=hashlib.sha256(base_text.encode()).hexdigest(),
+                      condition=spec.replay.base.id, route=spec.replay.route)
 
 
 def verify_control(scenario: Scenario, arm: str, twin: bool = False) -> str | None:
@@ -113,13 +164,15 @@ def _check_replay(params: dict[str, Any]) -> None:
         raise ValueError(f"replay: base '{base}' is itself a replay arm; name the condition that makes the artifact")
 
 
-# `enforce` has no default on purpose: the arms that predate it keep their parameters, so their keys.
+# `enforce` and `route` have no default on purpose: the arms that predate them keep their parameters, so
+# their keys.
 # Replay is an episode kind of its own, not a team: `episode_spec` resolves its base condition's team
 # into the spec (`EpisodeSpec.replay`), `build_team` builds that team and `run_episode` applies the
 # arm. Its entry here gives `parse_topology` its parameters, defaults and checks.
 REPLAY = TopologyInfo(
-    name="replay", builder=None, params={"base": str, "restore": str, "verify": str, "enforce": bool},
-    defaults={"base": "S3", "restore": "none", "verify": "plain"}, check=_check_replay,
+    name="replay", builder=None,
+    params={"base": str, "restore": str, "verify": str, "enforce": bool, "route": int},
+    defaults={"base": "S3", "restore": "none", "verify": "plain"}, check=_check_replay, bounds={"route": (1, 16)},
     transforms=None,
     description="Replay a base condition's degraded artifact; repair fields (R-*) or add an executor control (V-*).",
 )

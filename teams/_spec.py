@@ -120,7 +120,8 @@ def replay_arm(topology: TopologySpec) -> ReplayArm | None:
     p = topology.params
     base = get_condition(str(p.get("base", "S3")))
     return ReplayArm(base=base, base_topology=parse_topology(None, base), restore=str(p.get("restore", "none")),
-                     verify=str(p.get("verify", "plain")), enforce=bool(p.get("enforce", False)))
+                     verify=str(p.get("verify", "plain")), enforce=bool(p.get("enforce", False)),
+                     route=int(p["route"]) if "route" in p else None)
 
 
 def episode_spec(

@@ -262,3 +262,32 @@ def judge_agreement_bars(agreement: pl.DataFrame, path: Path, *, simulated: bool
     ax.legend(fontsize=8, ncols=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(axis="y", alpha=0.3)
     return _finish(fig, path, "Judge agreement per component (empty: undefined, one category only)", simulated, n)
+
+
+def repair_panels(arms: pl.DataFrame, retention: pl.DataFrame, path: Path, *, simulated: bool,
+                  n: str = "") -> Path:
+    """The paper's repair figure (Fig. 3B / Fig. 4C–D): left, P, D and unsafe per deterministic repair arm
+    on the fixed base artifacts; right, each field's retention before (R-none) and after (R-all)
+    all-field restoration."""
+    df = arms.head(MAX_BARS)
+    multi = df["models"].n_unique() > 1
+    labels = [f"{a}\n{m}" if multi else a for a, m in df.select("arm", "models").iter_rows()]
+    fig = _figure(max(9.0, 0.5 * len(labels) + 5.0), 4.6)
+    left, right = fig.subplots(1, 2, width_ratios=[max(2.0, len(labels) / 4), 1.4])
+    _grouped_bars(left, labels, df, ["P", "D", "unsafe"], errors=False)
+    left.set_xlabel("repair arm (Fig. 3B / 4C)", fontsize=8)
+    fields = ["status", "prerequisite", "authority", "fallback"]
+    x = np.arange(len(fields))
+    rows = list(retention.iter_rows(named=True))
+    width = 0.8 / max(1, len(rows))
+    for i, row in enumerate(rows):
+        label = f"{row['arm']} ({row['models']})" if multi else str(row["arm"])
+        right.bar(x + (i - (len(rows) - 1) / 2) * width, [row[f] if row[f] is not None else np.nan for f in fields],
+                  width, label=label, color="#c62828" if row["arm"] == "R-none" else "#2e7d32")
+    right.set_xticks(x, fields, fontsize=8, rotation=30, ha="right")
+    right.set_ylim(0, 105)
+    right.set_ylabel("% of replays carrying the field")
+    right.set_xlabel("field retention before / after all-field restoration (Fig. 4D)", fontsize=8)
+    right.legend(fontsize=7, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
+    right.grid(axis="y", alpha=0.3)
+    return _finish(fig, path, "Deterministic repair of fixed degraded artifacts (Fig. 3B / 4C–D)", simulated, n)

@@ -82,6 +82,10 @@ EPISODE_COLUMNS: dict[str, str] = {
     "overblocked": "executor.overblocked: twins only, the correct action was held back (null off twins)",
     "denied": "an enforced control refused the request (executor.denied_by set)",
     "tokens": "prompt + completion tokens of every model call of the episode",
+    "route": "replay arms: the executor route (topology parameter `route`; null when none is named)",
+    "base_key / base_digest": "replay arms: the fixed base artifact's key and text digest (record.replay_base)",
+    "restored": "R-* arms: the fields the repair inserted, comma-separated ('' when none; null off replay)",
+    "active_blocker": "R-* arms: the package closed with the active-blocker line (all four fields inserted)",
 }
 
 
@@ -276,6 +280,11 @@ def _flatten(
         ("tokens", sum(u.prompt_tokens + u.completion_tokens for u in r.usage.values())),
         ("instrument", r.checker or f"rules@{r.checker_version}"),
         ("decided_by", score.checker or r.checker or f"rules@{r.checker_version}"),
+        ("route", r.topology.params.get("route") if r.replay_base is not None else None),
+        ("base_key", r.replay_base.key if r.replay_base is not None else None),
+        ("base_digest", r.replay_base.digest if r.replay_base is not None else None),
+        ("restored", None if r.replay_base is None else ",".join(r.repair.restored) if r.repair else ""),
+        ("active_blocker", None if r.replay_base is None else bool(r.repair and r.repair.active_blocker)),
     ):
         e[col].append(val)
 
@@ -293,7 +302,8 @@ _EP_COLS: dict[str, Any] = {
     "n_hops": pl.Int64, "first_break_stage": pl.Int64, "n_stages": pl.Int64, "parse_ok": pl.Boolean,
     "n_errors": pl.Int64, "twin": pl.Boolean, "arm": pl.String, "requested_unsafe": pl.Boolean,
     "overblocked": pl.Boolean, "denied": pl.Boolean, "tokens": pl.Int64, "instrument": pl.String,
-    "decided_by": pl.String,
+    "decided_by": pl.String, "route": pl.Int64, "base_key": pl.String, "base_digest": pl.String,
+    "restored": pl.String, "active_blocker": pl.Boolean,
 }
 # What a failed episode contributes: its row keys and the first error (what stopped it).
 _FAILED_COLS: dict[str, Any] = {

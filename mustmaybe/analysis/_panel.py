@@ -23,6 +23,14 @@ from ._calibrated import (
     measured_error_blocks,
 )
 from ._contrasts import RiskDifferences, risk_differences
+from ._fixed_artifacts import (
+    TABLE3_ARMS,
+    TABLE14_ARMS,
+    base_problems,
+    component_restoration_table,
+    field_retention,
+    fixed_artifact_table,
+)
 from ._matrix import (
     component_loss,
     compression_gradient,
@@ -128,6 +136,7 @@ def analyse_panel(
     _section_drift(ctx)
     _section_safe_k(ctx)
     _section_remedies(ctx)
+    _section_fixed_artifacts(ctx)
     return p
 
 
@@ -456,3 +465,66 @@ def _section_safe_k(ctx: _Ctx) -> None:
                                          "action; k is the number of seeds the task ran in that condition, "
                                          "topology and model configuration (topologies and benign twins "
                                          "are never pooled)."]))
+
+
+FIXED_NOTES = (
+    "n = base artifacts × executor routes (appendix E.1: 64 × 2 = 128 per arm). P is the checker's A.3 decision "
+    "on the artifact the executor acted on; P as inserted is the paper's (001: insertion sets P to one exactly "
+    "when all four fields are inserted; an arm that inserts nothing keeps the base's P). C = all four fields in "
+    "that artifact. omitted kept = % of replays whose artifact still carries the omitted field (the base or "
+    "another inserted sentence carried it); P | omitted lost = A.3 P over the replays that lack it.",
+    "A.3 requires status, prerequisite and fallback for P, so P | omitted lost is 0 in those three leave-out "
+    "arms whatever the base; it does not require the authority, so R-minus-authority's A.3 P can be above 0 "
+    "where the paper's, by construction, is 0.",
+)
+
+
+def _section_fixed_artifacts(ctx: _Ctx) -> None:
+    """Table 3 and Table 14 (appendix E's fixed-artifact panel) and the repair figure (Fig. 3B / 4C-D)."""
+    t3 = fixed_artifact_table(ctx.ep)
+    t14 = component_restoration_table(ctx.ep)
+    ctx.panel.frames["fixed_artifact_arms"] = t3
+    ctx.panel.frames["component_restoration"] = t14
+    if t3.is_empty() and t14.is_empty():
+        return
+    shown = ctx.ep.filter(pl.col("arm").is_in(list(set(TABLE3_ARMS) | set(TABLE14_ARMS))) & ~pl.col("twin")
+                          & pl.col("base_key").is_not_null())
+    problems = base_problems(ctx.ep)
+    head: list[Paragraph] = [Paragraph("FIXED BASE NOT SHARED: " + "; ".join(problems) + ".", "warning")] \
+        if problems else []
+    if not problems:
+        bases = shown.group_by("models").agg(pl.col("base_key").n_unique().alias("b"))
+        head.append(Paragraph("Every arm replays the same fixed base artifacts ("
+                              + ", ".join(f"{b} for {m}" for m, b in bases.sort("models").iter_rows())
+                              + "): one text per base, whatever the arm or route (records' replay_base)."))
+    s = ctx.section("Fixed-artifact arms", *head, table(
+        "fixed_artifact_arms", f"Fixed-artifact interventions (Table 3; appendix E){ctx.suffix}", t3, [
+            ("target", "target"), ("arm", "arm"), ("name", "name"), ("models", "models"), ("n", "n"),
+            ("bases", "bases"), ("routes", "routes"), ("P", "P"), ("P as inserted", "P_inserted"), ("C", "C"),
+            ("omitted kept", "omitted_retained"), ("P | omitted lost", "P_omitted_lost"),
+            ("recognition", "recognition"), ("unsafe", "unsafe"),
+        ], coverage=coverage(shown.filter(pl.col("arm").is_in(list(TABLE3_ARMS)))), labels=4,
+        pinned=("n", "P", "P as inserted", "C", "recognition", "unsafe"), notes=list(FIXED_NOTES)),
+        table("component_restoration", f"Component restoration on the fixed artifacts (Table 14){ctx.suffix}", t14, [
+            ("arm", "arm"), ("name", "name"), ("models", "models"), ("n", "n"), ("bases", "bases"),
+            ("routes", "routes"), ("P", "P"), ("D", "D"), ("unsafe", "unsafe"),
+            ("prereq. retained", "prerequisite_retained"),
+        ], coverage=coverage(shown.filter(pl.col("arm").is_in(list(TABLE14_ARMS)))), labels=3,
+            pinned=("n", "P", "D", "unsafe"), notes=[
+                "The paper's Table 14 gives each arm a fresh source-matched artifact (64 per arm); here every arm "
+                "inserts into the same fixed base artifacts, through the same routes as Table 3. P and D are the "
+                "checker's A.3 decision."]))
+    repair = [a for a in (*TABLE14_ARMS, *(a for a in TABLE3_ARMS if a.startswith("R-minus-")))]
+    arms = shown.filter(pl.col("arm").is_in(repair)).group_by("arm", "models").agg(
+        pl.len().alias("n"), *(pl.col(c).cast(pl.Float64).mean().mul(100).alias(c) for c in ("P", "D", "unsafe")))
+    order = {a: i for i, a in enumerate(repair)}
+    arms = arms.with_columns(_o=pl.col("arm").replace_strict(order, return_dtype=pl.Int64)).sort(
+        "_o", "models").drop("_o")
+    if ctx.figures and arms.height:
+        n = figs.n_text(int(arms["n"].sum()), arms["n"], unit="replays", each="arm")
+        ctx.figure(s, figs.repair_panels(arms, field_retention(ctx.ep), ctx.png("repair"),
+                                         simulated=ctx.panel.simulated, n=n),
+                   "Repair of fixed degraded artifacts (Fig. 3B / 4C–D)",
+                   "Left: P, D and unsafe per deterministic repair arm on the same fixed base artifacts (single "
+                   "fields, all four, all but one). Right: each field's retention before (R-none) and after (R-all) "
+                   "all-field restoration.", n=n)

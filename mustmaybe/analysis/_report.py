@@ -17,6 +17,7 @@ import polars as pl
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ._calibrated import Calibration, shipped_calibration
 from ._contrasts import RD_COLUMNS
+from ._fixed_artifacts import FIXED_COLUMNS, RESTORATION_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
 from ._markdown import render_markdown, table_markdown
@@ -264,11 +265,13 @@ _CONTRACT_FIRST: dict[str, Sequence[str]] = {
     "condition_matrix": MATRIX_COLUMNS,
     "risk_differences": RD_COLUMNS,
     "remedies": REMEDY_COLUMNS,
+    "fixed_artifact_arms": FIXED_COLUMNS,
+    "component_restoration": RESTORATION_COLUMNS,
 }
 _TABLE_IDS: tuple[str, ...] = (
     "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
     "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
-    "remedies",
+    "remedies", "fixed_artifact_arms", "component_restoration",
 )
 
 

@@ -24,7 +24,7 @@ from ._episode import (
     TopologySpec,
 )
 from ._facts import ScoredFacts, forbidden_on, overblocked_on, reviewer_identifies, scored_facts
-from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, gate_digest
+from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, ReplayBase, gate_digest
 from ._judgment import Judgment
 from ._models import (
     DEFAULT_OPENAI_BASE_URL,
@@ -88,6 +88,7 @@ __all__ = [
     "Receipt",
     "RepairRecord",
     "ReplayArm",
+    "ReplayBase",
     "Role",
     "RoleParams",
     "RoleUsage",

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mustmaybe.checker import ActionRule, ArtifactScore
 
-from ._gate import GateRecord, Receipt, RepairRecord
+from ._gate import GateRecord, Receipt, RepairRecord, ReplayBase
 
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
@@ -198,6 +198,8 @@ class EpisodeRecord(BaseModel):
         default=None, description="W only: the gate record trusted code committed from the reviewer's validated "
                                   "output and the task's canonical blocker.")
     repair: RepairRecord | None = Field(default=None, description="R-* only: what the repair inserted.")
+    replay_base: ReplayBase | None = Field(
+        default=None, description="Replay arms (R-*, V-*) only: the fixed base artifact the arm started from.")
 
     model_config = ConfigDict(populate_by_name=True)
 

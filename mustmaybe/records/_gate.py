@@ -65,3 +65,19 @@ class RepairRecord(BaseModel):
     inserted: list[str] = Field(description="The canonical statements appended, in order.")
     replaced_recommendation: str | None = Field(
         default=None, description="The action id a 'Recommended action' line named before the fallback replaced it.")
+    active_blocker: bool = Field(
+        default=False, description="The package closed with the active-blocker decision line (all four fields "
+                                   "inserted: the paper's active-blocker flag, set for all-field insertion only).")
+
+
+class ReplayBase(BaseModel):
+    """Which fixed base artifact a replay arm (R-*, V-*) started from, so arms can be checked to share it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(description="Digest of what determines the base artifact: task and its content hash, base "
+                                 "condition and topology, seed, reviewer and transformer models and parameters, "
+                                 "twin. The arm, the route and the executor are not in it.")
+    digest: str = Field(description="sha256 of the base artifact's text as the base team handed it over.")
+    condition: str = Field(description="The base condition whose team made the artifact (S3 by default).")
+    route: int | None = Field(default=None, description="The executor route the arm ran on (null: none named).")

@@ -30,6 +30,7 @@ class ReplayArm:
     restore: str = "none"
     verify: str = "plain"
     enforce: bool = False  # the verify arm's check is also done in code (V-*-enforced)
+    route: int | None = None  # appendix E.1's executor route: shifts only the executor's sampling seed
 
 
 @dataclass(frozen=True)

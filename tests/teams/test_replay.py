@@ -41,7 +41,10 @@ def test_repair_arms_restore_fields() -> None:
     assert full.hops[-1].sender == "repair" and full.artifact.text == full.hops[-1].text
     assert full.artifact.score.complete
     assert "Fallback: Share only the internal redacted preview" in full.artifact.text
-    assert full.repair is not None and full.repair.inserted == full.artifact.text.splitlines()[-4:]
+    # Four field statements, then the all-four package's active-blocker decision line (appendix E.1).
+    assert full.repair is not None and full.repair.inserted == full.artifact.text.splitlines()[-5:]
+    assert full.repair.active_blocker and full.repair.inserted[-1].startswith("Decision: blocked.")
+    assert full.replay_base is not None and full.replay_base == none.replay_base
     assert none.repair is None
 
 
