@@ -118,12 +118,20 @@ class ExecutorOutcome(BaseModel):
         return self
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class RoleUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
     latency_s: float = 0.0
     cached_calls: int = 0
+    finish_reasons: dict[str, int] | None = Field(
+        default=None, exclude_if=_unset,
+        description="Completed calls per finish reason (stop, length, content_filter, function_calls, unknown); "
+                    "absent in records written before it was recorded.")
 
 
 class Isolation(BaseModel):
@@ -198,6 +206,14 @@ class EpisodeRecord(BaseModel):
         default=None, description="W only: the gate record trusted code committed from the reviewer's validated "
                                   "output and the task's canonical blocker.")
     repair: RepairRecord | None = Field(default=None, description="R-* only: what the repair inserted.")
+    configs: dict[str, str] | None = Field(
+        default=None, exclude_if=_unset,
+        description="Per role, the sweep file's named model configuration ([models.<name>]) it ran; absent when "
+                    "no role used one. Reports label the model configuration by these names.")
+    panel: str | None = Field(
+        default=None, exclude_if=_unset,
+        description="The evidence panel its model configuration is marked with (`main`, `validation`, …; the "
+                    "sweep file's `panel` keys); absent when none is marked. Not part of the key.")
 
     model_config = ConfigDict(populate_by_name=True)
 
