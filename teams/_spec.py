@@ -133,7 +133,7 @@ def episode_spec(
     params: Mapping[str, RoleParams] | None = None,
     endpoints: Mapping[str, EndpointConfig] | None = None,
     twin: bool = False,
-    configs: Mapping[Role, str] | None = None,
+    configs: Mapping[str, str] | None = None,
     panel: str | None = None,
 ) -> EpisodeSpec:
     """Resolve one episode's inputs into the `EpisodeSpec` every later step reads (and its key).

@@ -6,6 +6,7 @@ More keys may be added; none of the contract's keys may be removed or renamed wi
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -231,6 +232,21 @@ class EpisodeRecord(BaseModel):
         if not self.endpoints and self.models:
             self.endpoints = {role: _endpoint_of(spec) for role, spec in self.models.items()}
         return self
+
+    def configuration(self) -> dict[str, str]:
+        """Per role, the label of the model configuration it ran: its sweep configuration name where it
+        had one, else its spec, followed by its request parameters where any is set (so a thinking and a
+        non-thinking variant of one spec never share a label). Records without either: the spec itself."""
+        from ._models import REQUEST_PARAM_KEYS
+
+        out: dict[str, str] = {}
+        for role, spec in self.models.items():
+            name = (self.configs or {}).get(role)
+            given = self.params.get(role) or {}
+            extra = {k: given[k] for k in REQUEST_PARAM_KEYS if given.get(k) is not None}
+            out[role] = name or (spec + " " + json.dumps(extra, sort_keys=True, separators=(",", ":"))
+                                 if extra else spec)
+        return out
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

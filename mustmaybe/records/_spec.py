@@ -52,7 +52,7 @@ class EpisodeSpec:
     replay: ReplayArm | None = None
     # Labels for the record, not inputs: the named model configuration per role and the evidence panel
     # (sweep files' [models.<name>] and `panel` keys). Two names for one configuration are one episode.
-    configs: Mapping[Role, str] = field(default_factory=dict)
+    configs: Mapping[str, str] = field(default_factory=dict)
     panel: str | None = None
 
     @property
