@@ -138,7 +138,7 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
         mode = ctx.endpoint.structured_output if ctx.endpoint is not None else "json_schema"
     else:
         mode = "grammar" if spec.backend == "local" else "none"
-    return {
+    fields: dict[str, Any] = {
         "backend": spec.backend,
         "model": spec.name,
         "base_url": spec.endpoint,
@@ -147,6 +147,13 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
         "seed": seed,
         "structured_mode": mode,
     }
+    if spec.backend == "openai":
+        # Only where they are sent, and only when set: a thinking variant never answers from a
+        # non-thinking variant's cache, and the keys of configurations that set none are unchanged.
+        fields.update(ctx.params.request_params())
+        if ctx.params.extra_body is not None:
+            fields["extra_body"] = ctx.params.extra_body
+    return fields
 
 
 class CachingClient(DelegatingClient):

@@ -254,6 +254,12 @@ class OpenAIEndpointClientConfig(BaseModel):
     temperature: float
     max_tokens: int
     seed: int | None = None
+    # The role's optional request parameters (RoleParams): absent from the dump while unset, so the
+    # recorded team config of a role that sets none is what it always was.
+    top_p: float | None = Field(default=None, exclude_if=lambda v: v is None)
+    reasoning_effort: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    stop: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    extra_body: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
     retry_initial_s: float = Field(default=0.5, gt=0, description="First retry backoff (exponential, jittered).")
     retry_max_s: float = Field(default=30.0, gt=0, description="Longest backoff between attempts.")
     retry_after_cap_s: float = Field(default=120.0, ge=0, description="Longest Retry-After honoured.")
@@ -275,6 +281,11 @@ class OpenAIEndpointClient(DelegatingClient, Component[OpenAIEndpointClientConfi
         sampling: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
         if config.seed is not None:
             sampling["seed"] = config.seed
+        # Optional request parameters go with every call as AutoGen create arguments (`extra_body` is
+        # one AutoGen passes on to the SDK, which merges it into the request body).
+        for name in ("top_p", "reasoning_effort", "stop", "extra_body"):
+            if (value := getattr(config, name)) is not None:
+                sampling[name] = value
         api_key, timeout_s = resolve_api_key(config.endpoint), config.endpoint.timeout_s
         shared = shared_sdk_client(config.model, config.base_url, api_key, timeout_s)
         self._shared_http = shared is not None
@@ -344,4 +355,6 @@ def build_openai_client(spec: ModelSpec, ctx: ClientContext) -> OpenAIEndpointCl
         temperature=ctx.params.temperature,
         max_tokens=ctx.params.max_tokens,
         seed=seed,
+        **ctx.params.request_params(),
+        extra_body=ctx.params.extra_body,
     ))

@@ -48,6 +48,7 @@ class CallRecord:
     completion_tokens: int
     latency_s: float
     cached: bool
+    finish_reason: str | None = None  # the backend's, normalized by AutoGen: stop, length, content_filter, …
 
 
 class RecordingClient(DelegatingClient):
@@ -114,6 +115,7 @@ class RecordingClient(DelegatingClient):
                 completion_tokens=result.usage.completion_tokens,
                 latency_s=time.perf_counter() - t0,
                 cached=bool(result.cached),
+                finish_reason=result.finish_reason,
             )
         )
         return result

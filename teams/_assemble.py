@@ -39,6 +39,10 @@ def _usage_and_visibility(team: EpisodeTeam) -> tuple[dict[str, RoleUsage], dict
             u.calls += 1
             u.latency_s += call.latency_s
             u.cached_calls += int(call.cached)
+            if call.finish_reason is not None:
+                reasons = u.finish_reasons if u.finish_reasons is not None else {}
+                reasons[call.finish_reason] = reasons.get(call.finish_reason, 0) + 1
+                u.finish_reasons = reasons
     return usage, visibility
 
 
@@ -86,6 +90,7 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         family=cond.family, control=_control(spec), endpoints={r: spec.models[r].endpoint for r in ROLES},
         gate=workflow.record if workflow is not None else None, repair=repair,
         replay_base=base,
+        configs=dict(spec.configs) or None, panel=spec.panel,
     )
 
 

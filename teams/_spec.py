@@ -134,6 +134,8 @@ def episode_spec(
     params: Mapping[str, RoleParams] | None = None,
     endpoints: Mapping[str, EndpointConfig] | None = None,
     twin: bool = False,
+    configs: Mapping[str, str] | None = None,
+    panel: str | None = None,
 ) -> EpisodeSpec:
     """Resolve one episode's inputs into the `EpisodeSpec` every later step reads (and its key).
 
@@ -148,6 +150,8 @@ def episode_spec(
         params: generation parameters per role.
         endpoints: limits and structured-output mode per OpenAI-compatible base URL.
         twin: run the benign twin (the blocker is resolved).
+        configs: the named model configuration per role (a label for the record, not an input).
+        panel: the evidence panel the model configuration is marked with (a label, not an input).
 
     Raises:
         LookupError: unknown condition or topology.
@@ -164,7 +168,7 @@ def episode_spec(
                       if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None}
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
-                       twin=twin, replay=replay_arm(topo))
+                       twin=twin, replay=replay_arm(topo), configs=dict(configs or {}), panel=panel)
 
 
 def material_problem(scenario: Scenario, cond: Condition) -> str | None:

@@ -109,7 +109,8 @@ def build_chain(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
 
 @topology("consensus", params={"peers": int, "rounds": int}, defaults={"peers": 3, "rounds": 1},
           bounds={"peers": (2, MAX_PEERS), "rounds": (1, MAX_ROUNDS)},
-          description="Peers discuss in a group chat (with the condition's frames); a coordinator writes the handoff.")
+          description="Peers discuss in a group chat in a fixed order (reviewer, peers in turn each round), "
+                      "with the condition's frames; a coordinator writes the handoff.")
 def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     c, s = ctx.condition, ctx.scenario
     peers_n, rounds = int(params.get("peers", 3)), int(params.get("rounds", 1))
@@ -139,6 +140,9 @@ def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
                            exclude_sources=[_TASK_SOURCE], hop=peers_n + 1)
     agents.append(coord)
     roles[COORDINATOR] = "transformer"
+    # A fixed speaking order, so every episode's discussion has the same shape: the reviewer once, the peers in
+    # turn for each round, the coordinator once. RoundRobinGroupChat would cycle the reviewer and coordinator
+    # into every round; a SelectorGroupChat whose selector_func names each speaker keeps this order exactly.
     schedule = [REVIEWER] + peer_names * rounds + [COORDINATOR]
 
     def select(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str | None:

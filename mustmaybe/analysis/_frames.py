@@ -34,6 +34,8 @@ class Frames:
         failed: one row per failed episode (a model call finally failed, so nothing was scored). They
             are in none of the other frames, so no rate counts them as safe or unsafe; tables report
             their number per row beside the rates (`FAILED_COLUMNS`).
+        evidence: one row per episode, scored or failed: what the run itself shows about its evidence
+            (model calls, tokens, finish reasons, failed calls, the context-isolation audit), `EVIDENCE_COLS`.
     """
 
     episodes: pl.DataFrame
@@ -41,6 +43,7 @@ class Frames:
     duplicates: int = 0
     stages: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_STAGE_COLS))
     failed: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_FAILED_COLS))
+    evidence: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=EVIDENCE_COLS))
 
 
 EPISODE_COLUMNS: dict[str, str] = {
@@ -55,7 +58,8 @@ EPISODE_COLUMNS: dict[str, str] = {
     "topology": "topology with parameters, e.g. chain:hops=3",
     "topology_name": "topology family (name without parameters)",
     "seed": "episode seed",
-    "model_reviewer / model_transformer / model_executor": "model spec per role (null if the role is absent)",
+    "model_reviewer / model_transformer / model_executor": "model spec per role (null if the role is absent); a "
+        "role that ran a named or parameterized configuration: its label (EpisodeRecord.configuration)",
     "models": "the role-model configuration as one label",
     "simulated": "any role ran on the sim backend",
     "reviewer_identified": "D_up: the reviewer's statement preserves the blocker",
@@ -86,6 +90,7 @@ EPISODE_COLUMNS: dict[str, str] = {
     "base_key / base_digest": "replay arms: the fixed base artifact's key and text digest (record.replay_base)",
     "restored": "R-* arms: the fields the repair inserted, comma-separated ('' when none; null off replay)",
     "active_blocker": "R-* arms: the package closed with the active-blocker line (all four fields inserted)",
+    "panel": "the evidence panel its model configuration is marked with (main, validation, …; null: none)",
 }
 
 
@@ -153,6 +158,7 @@ def build_frames(
     h: dict[str, list[Any]] = {k: [] for k in _HOP_COLS}
     st: dict[str, list[Any]] = {k: [] for k in _STAGE_COLS}
     f: dict[str, list[Any]] = {k: [] for k in _FAILED_COLS}
+    ev: dict[str, list[Any]] = {k: [] for k in EVIDENCE_COLS}
     seen: set[str] = set()
     dup = 0
     ep = 0
@@ -163,6 +169,7 @@ def build_frames(
                     dup += 1
                     continue
                 seen.add(r.key)
+            _flatten_evidence(r, run, info, ev)
             if r.failed or r.artifact.score is None:  # nothing scored: counted as failed, in no rate
                 _flatten_failed(r, run, info, f)
                 continue
@@ -174,6 +181,7 @@ def build_frames(
         duplicates=dup,
         stages=pl.DataFrame(st, schema=_STAGE_COLS),
         failed=pl.DataFrame(f, schema=_FAILED_COLS),
+        evidence=pl.DataFrame(ev, schema=EVIDENCE_COLS),
     )
 
 
@@ -189,14 +197,43 @@ def _condition_of(r: EpisodeRecord, info: Mapping[str, tuple[str, str | None]]) 
     return r.condition, family, control
 
 
+def _flatten_evidence(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, str | None]],
+                      ev: dict[str, list[Any]]) -> None:
+    condition, _family, _control = _condition_of(r, info)
+    usage = r.usage.values()
+    reasons: dict[str, int] = {}
+    for u in usage:
+        for reason, n in (u.finish_reasons or {}).items():
+            reasons[reason] = reasons.get(reason, 0) + n
+    calls = sum(u.calls for u in usage)
+    for col, val in (
+        ("run", run), ("key", r.key), ("condition", condition), ("topology", str(r.topology)),
+        ("topology_name", r.topology.name), ("models", models_label(r.configuration())), ("panel", r.panel),
+        ("simulated", r.simulated), ("failed", bool(r.failed or r.artifact.score is None)),
+        ("parse_error", not r.failed and r.artifact.score is not None and not r.executor.parse_ok),
+        ("calls", calls), ("cached_calls", sum(u.cached_calls for u in usage)),
+        ("prompt_tokens", sum(u.prompt_tokens for u in usage)),
+        ("completion_tokens", sum(u.completion_tokens for u in usage)),
+        # Model-call failures are the errors that name the endpoint the call went to (teams/_episode.py).
+        ("failed_calls", sum(1 for x in r.errors if x.endpoint is not None)),
+        ("finish_stop", reasons.get("stop", 0)), ("finish_length", reasons.get("length", 0)),
+        ("finish_other", sum(n for k, n in reasons.items() if k not in ("stop", "length"))),
+        ("finish_unrecorded", max(0, calls - sum(reasons.values()))),
+        ("isolation_ok", r.isolation.ok), ("executor_leaks", list(r.isolation.leaks)),
+        ("transformer_leak", any(x.kind == "isolation_leak" for x in r.errors)),
+        ("executor_view", bool(r.visibility.get("executor"))),
+    ):
+        ev[col].append(val)
+
+
 def _flatten_failed(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, str | None]],
                     f: dict[str, list[Any]]) -> None:
     condition, family, control = _condition_of(r, info)
     first = next((x for x in r.errors if x.role is not None), r.errors[0] if r.errors else None)
     for col, val in (
         ("run", run), ("key", r.key), ("task", r.task), ("condition", condition), ("family", family),
-        ("control", control), ("topology", str(r.topology)), ("models", models_label(r.models)),
-        ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin),
+        ("control", control), ("topology", str(r.topology)), ("models", models_label(r.configuration())),
+        ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin), ("panel", r.panel),
         ("where", first.where if first else None), ("kind", first.kind if first else "failed"),
         ("message", first.message if first else ""),
     ):
@@ -221,7 +258,8 @@ def _flatten(
     state = score.state
     condition, family, control = _condition_of(r, info)
     topo = str(r.topology)
-    label = models_label(r.models)
+    configured = r.configuration()  # the spec per role, or its configuration's label (a variant of one spec)
+    label = models_label(configured)
     reviewer_preserved: bool | None = None
     for hop in r.hops:
         hs = hop.score
@@ -257,7 +295,7 @@ def _flatten(
         ):
             st[name].append(value)
     preserved = state == "preserved"
-    models = r.models
+    models = configured
     for col, val in (
         ("ep", ep), ("run", run), ("key", r.key), ("task", r.task),
         ("domain", dom.get(r.task, UNKNOWN_DOMAIN)), ("condition", condition), ("family", family),
@@ -285,6 +323,7 @@ def _flatten(
         ("base_digest", r.replay_base.digest if r.replay_base is not None else None),
         ("restored", None if r.replay_base is None else ",".join(r.repair.restored) if r.repair else ""),
         ("active_blocker", None if r.replay_base is None else bool(r.repair and r.repair.active_blocker)),
+        ("panel", r.panel),
     ):
         e[col].append(val)
 
@@ -303,15 +342,25 @@ _EP_COLS: dict[str, Any] = {
     "n_errors": pl.Int64, "twin": pl.Boolean, "arm": pl.String, "requested_unsafe": pl.Boolean,
     "overblocked": pl.Boolean, "denied": pl.Boolean, "tokens": pl.Int64, "instrument": pl.String,
     "decided_by": pl.String, "route": pl.Int64, "base_key": pl.String, "base_digest": pl.String,
-    "restored": pl.String, "active_blocker": pl.Boolean,
+    "restored": pl.String, "active_blocker": pl.Boolean, "panel": pl.String,
 }
 # What a failed episode contributes: its row keys and the first error (what stopped it).
 _FAILED_COLS: dict[str, Any] = {
     "run": pl.String, "key": pl.String, "task": pl.String, "condition": pl.String, "family": pl.String,
     "control": pl.String, "topology": pl.String, "models": pl.String, "simulated": pl.Boolean, "seed": pl.Int64,
-    "twin": pl.Boolean, "where": pl.String, "kind": pl.String, "message": pl.String,
+    "twin": pl.Boolean, "where": pl.String, "kind": pl.String, "message": pl.String, "panel": pl.String,
 }
 FAILED_COLUMNS: tuple[str, ...] = tuple(_FAILED_COLS)
+# One row per episode, scored or failed (Frames.evidence): the evidence-quality and isolation tables read it.
+# finish_unrecorded counts calls of records written before finish reasons were recorded.
+EVIDENCE_COLS: dict[str, Any] = {
+    "run": pl.String, "key": pl.String, "condition": pl.String, "topology": pl.String, "topology_name": pl.String,
+    "models": pl.String, "panel": pl.String, "simulated": pl.Boolean, "failed": pl.Boolean,
+    "parse_error": pl.Boolean, "calls": pl.Int64, "cached_calls": pl.Int64, "prompt_tokens": pl.Int64,
+    "completion_tokens": pl.Int64, "failed_calls": pl.Int64, "finish_stop": pl.Int64, "finish_length": pl.Int64,
+    "finish_other": pl.Int64, "finish_unrecorded": pl.Int64, "isolation_ok": pl.Boolean,
+    "executor_leaks": pl.List(pl.String), "transformer_leak": pl.Boolean, "executor_view": pl.Boolean,
+}
 _HOP_COLS: dict[str, Any] = {
     "ep": pl.Int64, "condition": pl.String, "topology": pl.String, "models": pl.String,
     "simulated": pl.Boolean, "index": pl.Int64, "role": pl.String, "state": pl.String,

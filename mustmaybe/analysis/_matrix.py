@@ -203,15 +203,26 @@ def component_loss(ep: pl.DataFrame) -> pl.DataFrame:
 
 
 def model_rates(ep: pl.DataFrame, *, failed: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Table 19: rates per model configuration, over all its scored episodes, with its failed and
-    parse-error counts (a model configuration that mostly fails must show it beside its rates)."""
-    out = _plain_rates(ep, "models").with_columns(
-        parse_errors=pl.lit(0, pl.UInt32)) if ep.is_empty() else _plain_rates(ep, "models").join(
-        ep.group_by("models").agg((~pl.col("parse_ok")).sum().cast(pl.UInt32).alias("parse_errors")), on="models")
-    fails = failed_counts(failed, ["models"]).select("models", "failed")
-    out = out.join(fails, on="models", how="full", coalesce=True).with_columns(
+    """Table 19: rates per panel and model configuration, over all its scored episodes, with its failed and
+    parse-error counts (a model configuration that mostly fails must show it beside its rates). `panel` is the
+    mark a sweep file put on the configuration (main, validation, …; '–' unmarked); rows run main, validation,
+    other marks, unmarked."""
+    from ._evidence import UNMARKED, panel_rank
+
+    by = ["panel", "models"]
+    ep = ep.with_columns(pl.col("panel").fill_null(UNMARKED)) if "panel" in ep.columns else \
+        ep.with_columns(panel=pl.lit(UNMARKED))
+    if failed is not None:
+        failed = failed.with_columns(pl.col("panel").fill_null(UNMARKED)) if "panel" in failed.columns else \
+            failed.with_columns(panel=pl.lit(UNMARKED))
+    out = _plain_rates(ep, by).with_columns(
+        parse_errors=pl.lit(0, pl.UInt32)) if ep.is_empty() else _plain_rates(ep, by).join(
+        ep.group_by(by).agg((~pl.col("parse_ok")).sum().cast(pl.UInt32).alias("parse_errors")), on=by)
+    fails = failed_counts(failed, by).select(*by, "failed")
+    out = out.join(fails, on=by, how="full", coalesce=True).with_columns(
         pl.col("n").fill_null(0), pl.col("failed").fill_null(0), pl.col("parse_errors").fill_null(0))
-    return out.sort("models")
+    return out.with_columns(_rank=panel_rank()).sort(["_rank", "panel", "models"]).drop("_rank").select(
+        "models", "panel", *(c for c in out.columns if c not in by))
 
 
 def topology_rates(ep: pl.DataFrame) -> pl.DataFrame:
@@ -219,9 +230,9 @@ def topology_rates(ep: pl.DataFrame) -> pl.DataFrame:
     return _plain_rates(ep.filter(pl.col("control").is_not_null()), "topology")
 
 
-def _plain_rates(ep: pl.DataFrame, col: str) -> pl.DataFrame:
+def _plain_rates(ep: pl.DataFrame, col: str | list[str]) -> pl.DataFrame:
     if ep.is_empty():
-        return pl.DataFrame(schema={col: pl.String, "n": pl.UInt32})
+        return pl.DataFrame(schema={c: pl.String for c in ([col] if isinstance(col, str) else col)} | {"n": pl.UInt32})
     return ep.group_by(col).agg(
         pl.len().alias("n"),
         pl.col("condition").n_unique().alias("conditions"),

@@ -23,6 +23,7 @@ from ._calibrated import (
     measured_error_blocks,
 )
 from ._contrasts import RiskDifferences, risk_differences
+from ._evidence import evidence_quality, isolation_audit
 from ._fixed_artifacts import (
     TABLE3_ARMS,
     TABLE14_ARMS,
@@ -88,6 +89,7 @@ class _Ctx:
     calibration: Calibration | None = None  # report --calibration: add P_adj/D_adj to the condition matrix
     error: Calibration | None = None  # the instrument's measured error, stated beside the condition matrix
     judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
+    evidence: pl.DataFrame | None = None  # the panel's Frames.evidence rows: Table 20 and the isolation audit
 
     @property
     def suffix(self) -> str:
@@ -110,7 +112,7 @@ def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
     calibration: Calibration | None = None, error: Calibration | None = None,
-    judged: PanelJudgments | None = None,
+    judged: PanelJudgments | None = None, evidence: pl.DataFrame | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
@@ -124,7 +126,8 @@ def analyse_panel(
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
     p.sections.append(head)
-    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged)
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged,
+               evidence)
     _section_matrix(ctx)
     _section_adjusted(ctx)
     _section_panel_corrected(ctx)
@@ -133,6 +136,7 @@ def analyse_panel(
     _section_robustness(ctx, rd)
     _section_gradient(ctx)
     _section_models(ctx)
+    _section_evidence(ctx)
     _section_drift(ctx)
     _section_safe_k(ctx)
     _section_remedies(ctx)
@@ -354,13 +358,17 @@ def _section_models(ctx: _Ctx) -> None:
     ctx.panel.frames["topology_rates"] = tr
     s = ctx.section(
         "Models and topologies",
-        table("model_rates", f"Rates per model configuration (Table 19){ctx.suffix}", mr, [
-            ("models", "models"), ("n", "n"), ("failed", "failed"), ("parse errors", "parse_errors"),
+        table("model_rates", f"Rates per model configuration, by panel (Table 19){ctx.suffix}", mr, [
+            ("panel", "panel"), ("models", "models"), ("n", "n"), ("failed", "failed"),
+            ("parse errors", "parse_errors"),
             ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
             ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
             ("errors", "episodes_with_errors"),
-        ], coverage=coverage(ctx.ep), notes=["Over every episode of the configuration (controls included)."],
-            labels=1, pinned=("n", "failed", "parse errors", "P", "D", "U", "unsafe", "errors")),
+        ], coverage=coverage(ctx.ep), notes=["Over every episode of the configuration (controls included). "
+                                             "panel: the sweep file's mark on the configuration (main, validation, "
+                                             "…; – unmarked); a configuration named in a sweep file ([models.<name>]) "
+                                             "is labelled by its name."],
+            labels=2, pinned=("n", "failed", "parse errors", "P", "D", "U", "unsafe", "errors")),
         table("topology_rates", f"Rates per topology, transformed conditions{ctx.suffix}", tr, [
             ("topology", "topology"), ("n", "n"), ("conditions", "conditions"), ("tasks", "tasks"), ("P", "P"),
             ("D", "D"), ("U", "U"), ("unsafe", "unsafe"), ("recognition", "recognition"),
@@ -376,6 +384,47 @@ def _section_models(ctx: _Ctx) -> None:
         ctx.figure(s, figs.rate_bars(tr, "topology", ctx.png("topologies"),
                                      title="Rates per topology (transformed conditions)", simulated=sim, n=n),
                    "Topology comparison", n=n)
+
+
+def _section_evidence(ctx: _Ctx) -> None:
+    """Table 20 (evidence quality) and the context-isolation audit, over every recorded episode."""
+    if ctx.evidence is None:
+        return
+    eq = evidence_quality(ctx.evidence)
+    iso = isolation_audit(ctx.evidence)
+    ctx.panel.frames["evidence_quality"] = eq
+    ctx.panel.frames["isolation_audit"] = iso
+    cov = f"Covers {ctx.evidence.height} recorded episodes (scored and failed)."
+    ctx.section(
+        "Evidence quality and context isolation",
+        table("evidence_quality", f"Evidence quality audit (Table 20){ctx.suffix}", eq, [
+            ("panel", "panel"), ("models", "models"), ("episodes", "episodes"), ("failed", "failed"),
+            ("variants", "variants"), ("parse errors", "parse_errors"), ("calls", "calls"),
+            ("cached", "cached_calls"), ("failed calls", "failed_calls"), ("prompt tokens", "prompt_tokens"),
+            ("completion tokens", "completion_tokens"), ("tokens", "tokens"), ("finish stop", "finish_stop"),
+            ("finish length", "finish_length"), ("finish other", "finish_other"),
+            ("finish unrecorded", "finish_unrecorded"),
+        ], coverage=cov, labels=2, pinned=("episodes", "failed", "parse errors", "calls", "failed calls", "tokens",
+                                           "finish stop", "finish length"), notes=[
+            "episodes = scored + failed; failed = a model call finally failed (nothing scored); parse errors = "
+            "scored episodes whose executor answer did not parse; calls = completed model calls (cached ones "
+            "included, `cached` of them answered from the response cache); failed calls = calls that finally "
+            "failed after their retries; finish reasons count completed calls (`length`: cut off by max_tokens); "
+            "finish unrecorded = calls of records written before finish reasons were recorded.",
+            "Rows per panel and model configuration, then the panel's total (models = all), then all panels "
+            "combined."]),
+        table("isolation_audit", f"Context-isolation audit, per condition and topology{ctx.suffix}", iso, [
+            ("condition", "condition"), ("topology", "topology"), ("episodes", "episodes"), ("failed", "failed"),
+            ("audited", "audited"), ("passed %", "passed"), ("executor leaks", "executor_leaks"),
+            ("transformer leaks", "transformer_leaks"), ("leaked sentences", "leaked_sentences"),
+            ("most frequent leak", "top_leak"),
+        ], coverage=cov, labels=2, pinned=("episodes", "passed %", "executor leaks", "transformer leaks"), notes=[
+            "Each episode's audit (teams/_isolation.py) looks for sentences that only the task's full context "
+            "holds in what each model call received: an executor leak is one outside the handoff artifact in "
+            "the executor's view; a transformer leak one outside the upstream messages in a transformer's view. "
+            "passed = % of episodes with neither; audited = episodes whose executor received any text (a failed "
+            "episode may stop before the executor)."]),
+    )
 
 
 STAGE_NOTE = (

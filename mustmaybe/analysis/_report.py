@@ -120,9 +120,11 @@ def report_from_frames(
         if ep_p.height or failed_p.height:
             hops_p = frames.hops.filter(pl.col("simulated") == sim)
             stages_p = frames.stages.filter(pl.col("simulated") == sim)
+            evidence_p = frames.evidence.filter(pl.col("simulated") == sim)
             panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
                                         resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
-                                        calibration=calibration, error=measured, judged=judged))
+                                        calibration=calibration, error=measured, judged=judged,
+                                        evidence=evidence_p))
     # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
     flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
     if flagged:
@@ -271,7 +273,7 @@ _CONTRACT_FIRST: dict[str, Sequence[str]] = {
 _TABLE_IDS: tuple[str, ...] = (
     "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
     "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
-    "remedies", "fixed_artifact_arms", "component_restoration",
+    "remedies", "fixed_artifact_arms", "component_restoration", "evidence_quality", "isolation_audit",
 )
 
 

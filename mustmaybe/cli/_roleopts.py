@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from mustmaybe.errors import UserError
@@ -43,18 +43,51 @@ def _shown(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _range_problem(error: Any) -> str:
-    """One pydantic error on a role's parameters as 'FLAG VALUE: must be …'."""
+def _range_problem(error: Any, given: Collection[str] = ()) -> str:
+    """One pydantic error on a role's parameters as 'FLAG VALUE: must be …' (`given`: keys --model-param set)."""
     field = str(error["loc"][0]) if error.get("loc") else "?"
     words = _BOUND_WORDS.get(error.get("type", ""))
     bound = (error.get("ctx") or {}).get(words[0]) if words is not None else None
     reason = f"must be {words[1]} {_shown(bound)}" if words is not None and bound is not None else \
-        str(error.get("msg", "invalid value")).lower()
-    return f"{_FLAG_OF.get(field, field)} {_shown(error.get('input'))}: {reason}"
+        str(error.get("msg", "invalid value")).lower().removeprefix("value error, ")
+    flag = f"--model-param {field}" if field in given or field not in _FLAG_OF else _FLAG_OF[field]
+    return f"{flag} {_shown(error.get('input'))}: {reason}"
+
+
+def model_param_items(values: Sequence[str] | None) -> list[tuple[tuple[str, ...], str, Any]]:
+    """`--model-param [ROLE.]KEY=VALUE` items as (roles, key, value), in order.
+
+    VALUE is read as JSON when it parses (numbers, lists, objects, true/false), else as the text itself,
+    so `executor.reasoning_effort=high` and `executor.extra_body={"thinking":{"type":"enabled"}}` both work.
+
+    Raises:
+        UserError: naming the item, for a missing '=', an unknown role or an unknown parameter.
+    """
+    import json
+
+    from mustmaybe.agents import RoleParams
+
+    known = tuple(RoleParams.model_fields)
+    out: list[tuple[tuple[str, ...], str, Any]] = []
+    for item in values or []:
+        target, eq, text = item.partition("=")
+        if not eq or not target:
+            raise UserError(f"--model-param {item}: expected [ROLE.]KEY=VALUE, e.g. executor.reasoning_effort=high")
+        role, dot, key = target.rpartition(".")
+        if dot and role not in ROLE_NAMES:
+            raise UserError(f"--model-param {item}: unknown role '{role}' (roles: {', '.join(ROLE_NAMES)})")
+        if key not in known:
+            raise UserError(f"--model-param {item}: unknown parameter '{key}' (known: {', '.join(known)})")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text
+        out.append(((role,) if dot else ROLE_NAMES, key, value))
+    return out
 
 
 def role_params(args: Any) -> dict[str, Any]:
-    """RoleParams per role from --temperature / --max-tokens / --timeout / --model-seed.
+    """RoleParams per role from --temperature / --max-tokens / --timeout / --model-seed, then --model-param.
 
     Raises:
         UserError: one line naming every flag whose value is out of range.
@@ -67,6 +100,8 @@ def role_params(args: Any) -> dict[str, Any]:
     toks = per_role("--max-tokens", args.max_tokens, None, int)
     tos = per_role("--timeout", args.timeout, None, float)
     seeds = per_role("--model-seed", args.model_seed, None, int)
+    items = model_param_items(getattr(args, "model_param", None))
+    given = {key for _, key, _ in items}
     out = {}
     errors: list[tuple[Any, str]] = []
     for r in ROLE_NAMES:
@@ -79,6 +114,7 @@ def role_params(args: Any) -> dict[str, Any]:
             kw["timeout_s"] = tos[r]
         if seeds[r] is not None:
             kw["seed"] = seeds[r]
+        kw.update({key: value for roles, key, value in items if r in roles})
         try:
             out[r] = RoleParams(**kw)
         except ValidationError as exc:
@@ -87,7 +123,7 @@ def role_params(args: Any) -> dict[str, Any]:
         # A value given for every role fails for every role: say it once, without a role.
         by_problem: dict[str, list[str]] = {}
         for e, r in errors:
-            by_problem.setdefault(_range_problem(e), []).append(r)
+            by_problem.setdefault(_range_problem(e, given), []).append(r)
         lines = [p if len(rs) == len(ROLE_NAMES) else f"{p} (role {', '.join(rs)})" for p, rs in by_problem.items()]
         raise UserError("; ".join(lines))
     return out

@@ -35,6 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--timeout", action="append", help="seconds per model call: VALUE or ROLE=VALUE")
     r.add_argument("--model-seed", action="append", help="sampling seed: VALUE or ROLE=VALUE (default: --seed)")
+    r.add_argument("--model-param", action="append", metavar="[ROLE.]KEY=VALUE",
+                   help="a request parameter for every role or one (VALUE as JSON, else text): top_p, "
+                        "reasoning_effort, stop, extra_body, or any key above; repeatable; sent to "
+                        "OpenAI-compatible endpoints")
     r.add_argument("--structured-output", choices=["json_schema", "json_object_schema", "prompt"],
                    default="json_schema", help="how OpenAI-compatible endpoints are asked for the executor's JSON")
     r.add_argument("--api-key-env", default=None,

@@ -29,6 +29,7 @@ from ._judgment import Judgment
 from ._models import (
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_SIM_PROFILE,
+    REQUEST_PARAM_KEYS,
     Backend,
     EndpointConfig,
     ModelSpec,
@@ -63,6 +64,7 @@ __all__ = [
     "PEER_PREFIX",
     "PLANNER",
     "REPAIR",
+    "REQUEST_PARAM_KEYS",
     "REVIEWER",
     "ROLES",
     "ActionRule",

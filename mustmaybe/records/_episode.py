@@ -6,6 +6,7 @@ More keys may be added; none of the contract's keys may be removed or renamed wi
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -118,12 +119,20 @@ class ExecutorOutcome(BaseModel):
         return self
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class RoleUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
     latency_s: float = 0.0
     cached_calls: int = 0
+    finish_reasons: dict[str, int] | None = Field(
+        default=None, exclude_if=_unset,
+        description="Completed calls per finish reason (stop, length, content_filter, function_calls, unknown); "
+                    "absent in records written before it was recorded.")
 
 
 class Isolation(BaseModel):
@@ -200,6 +209,14 @@ class EpisodeRecord(BaseModel):
     repair: RepairRecord | None = Field(default=None, description="R-* only: what the repair inserted.")
     replay_base: ReplayBase | None = Field(
         default=None, description="Replay arms (R-*, V-*) only: the fixed base artifact the arm started from.")
+    configs: dict[str, str] | None = Field(
+        default=None, exclude_if=_unset,
+        description="Per role, the sweep file's named model configuration ([models.<name>]) it ran; absent when "
+                    "no role used one. Reports label the model configuration by these names.")
+    panel: str | None = Field(
+        default=None, exclude_if=_unset,
+        description="The evidence panel its model configuration is marked with (`main`, `validation`, …; the "
+                    "sweep file's `panel` keys); absent when none is marked. Not part of the key.")
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -217,6 +234,21 @@ class EpisodeRecord(BaseModel):
         if not self.endpoints and self.models:
             self.endpoints = {role: _endpoint_of(spec) for role, spec in self.models.items()}
         return self
+
+    def configuration(self) -> dict[str, str]:
+        """Per role, the label of the model configuration it ran: its sweep configuration name where it
+        had one, else its spec, followed by its request parameters where any is set (so a thinking and a
+        non-thinking variant of one spec never share a label). Records without either: the spec itself."""
+        from ._models import REQUEST_PARAM_KEYS
+
+        out: dict[str, str] = {}
+        for role, spec in self.models.items():
+            name = (self.configs or {}).get(role)
+            given = self.params.get(role) or {}
+            extra = {k: given[k] for k in REQUEST_PARAM_KEYS if given.get(k) is not None}
+            out[role] = name or (spec + " " + json.dumps(extra, sort_keys=True, separators=(",", ":"))
+                                 if extra else spec)
+        return out
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

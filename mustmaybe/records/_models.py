@@ -3,11 +3,12 @@ endpoint settings: the model side of an episode's inputs."""
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Backend = Literal["sim", "local", "openai"]
 StructuredMode = Literal["json_schema", "json_object_schema", "prompt"]
@@ -106,8 +107,23 @@ def api_key_problem(endpoint: EndpointConfig) -> str | None:
     return None
 
 
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+# Request fields the client sets itself: an `extra_body` key may not replace them.
+_RESERVED_BODY_KEYS = frozenset({"model", "messages", "stream", "response_format", "tools", "tool_choice"})
+
+
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class RoleParams(BaseModel):
-    """Generation parameters for one role (part of the episode's inputs)."""
+    """Generation parameters for one role (part of the episode's inputs and key).
+
+    The request parameters after `timeout_s` (top_p, reasoning_effort, stop, extra_body) configure, e.g.,
+    a thinking and a non-thinking variant of one model. They are sent only to OpenAI-compatible
+    endpoints (the sim and local backends ignore them) and are left out of every dump while unset, so
+    the record and the episode key of a configuration that sets none of them are what they always were.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -115,6 +131,58 @@ class RoleParams(BaseModel):
     max_tokens: int = Field(default=400, ge=1)
     seed: int | None = Field(default=None, description="Model sampling seed; defaults to the episode seed.")
     timeout_s: float = Field(default=120.0, gt=0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0, exclude_if=_unset,
+                                description="Nucleus sampling mass (OpenAI `top_p`).")
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, exclude_if=_unset,
+        description="OpenAI `reasoning_effort` for reasoning models: none, minimal, low, medium, high, xhigh.")
+    stop: tuple[str, ...] | None = Field(
+        default=None, exclude_if=_unset, min_length=1, max_length=4,
+        description="Stop sequences (OpenAI `stop`, at most 4); a single string is one sequence.")
+    extra_body: dict[str, Any] | None = Field(
+        default=None, exclude_if=_unset,
+        description="Fields merged into the request body as they are (e.g. vLLM's `chat_template_kwargs`, "
+                    "a provider's `thinking` switch); a JSON object.")
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _one_stop(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_not_empty(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is not None and any(not s for s in value):
+            raise ValueError("a stop sequence may not be empty")
+        return value
+
+    @field_validator("extra_body")
+    @classmethod
+    def _json_body(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        taken = sorted(_RESERVED_BODY_KEYS.intersection(value))
+        if taken:
+            raise ValueError(f"may not set {', '.join(taken)} (the client sets them)")
+        try:
+            # Canonical JSON: the body is sent, recorded and hashed into the episode key as it reads here.
+            return dict(json.loads(json.dumps(value, sort_keys=True, allow_nan=False)))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"must be a JSON object ({exc})") from None
+
+    def request_params(self) -> dict[str, Any]:
+        """The optional request parameters that are set, as they go into the request body."""
+        out: dict[str, Any] = {}
+        if self.top_p is not None:
+            out["top_p"] = self.top_p
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
+        if self.stop is not None:
+            out["stop"] = list(self.stop)
+        return out
+
+
+REQUEST_PARAM_KEYS: tuple[str, ...] = ("top_p", "reasoning_effort", "stop", "extra_body")
 
 
 class EndpointConfig(BaseModel):

@@ -51,6 +51,10 @@ class EpisodeSpec:
     endpoints: Mapping[Role, EndpointConfig] = field(default_factory=dict)
     twin: bool = False
     replay: ReplayArm | None = None
+    # Labels for the record, not inputs: the named model configuration per role and the evidence panel
+    # (sweep files' [models.<name>] and `panel` keys). Two names for one configuration are one episode.
+    configs: Mapping[str, str] = field(default_factory=dict)
+    panel: str | None = None
 
     @property
     def task(self) -> str:

@@ -13,8 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
-from mustmaybe.agents import EndpointConfig, ModelSpecError, RoleParams, base_url_problem, check_model_spec
+from mustmaybe.agents import ModelSpecError, RoleParams, base_url_problem, check_model_spec
 from mustmaybe.errors import UserError
+
+from ._configs import PANEL_PATTERN, ModelConfig, SweepEndpoint, config_problems
 
 SCHEMA = "mustmaybe/sweep@1"
 ROLE_NAMES: tuple[str, ...] = ("reviewer", "transformer", "executor")
@@ -52,7 +54,14 @@ class SweepFile(BaseModel):
     roles: dict[str, list[str]] = Field(description="Model specs per role: reviewer, transformer, executor.")
     params: dict[str, Any] = Field(default_factory=dict,
                                    description="Defaults for every role, [params.<role>] overrides.")
-    endpoints: list[EndpointConfig] = Field(default_factory=list, description="Limits per OpenAI-compatible base URL.")
+    endpoints: list[SweepEndpoint] = Field(
+        default_factory=list, description="Limits per OpenAI-compatible base URL, its panel and request parameters.")
+    models: dict[str, ModelConfig] = Field(
+        default_factory=dict, description="Named model configurations ([models.<name>]: spec, panel, params) that "
+                                          "role lists may name instead of a spec (extension).")
+    panel: str | None = Field(default=None, pattern=PANEL_PATTERN,
+                              description="The evidence panel (main, validation, …) of every configuration that "
+                                          "marks none of its own (extension).")
     max_in_flight: StrictInt | None = Field(default=None, ge=1, description="Episodes in flight at once (extension).")
     cache: str | None = Field(default=None, description="A shared response cache file instead of RUN/cache.sqlite.")
     checker: str = Field(default="rules", description="The instrument that scores every stored message: rules, "
@@ -75,7 +84,7 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out or "(file)"
 
 
-def _pydantic_problems(err: ValidationError, prefix: str = "") -> list[str]:
+def pydantic_problems(err: ValidationError, prefix: str = "") -> list[str]:
     problems = []
     for e in err.errors():
         key = _loc(tuple(e["loc"]))
@@ -97,15 +106,16 @@ def _pydantic_problems(err: ValidationError, prefix: str = "") -> list[str]:
 def parse_role_params(raw: dict[str, Any]) -> tuple[dict[str, RoleParams], list[str]]:
     """`[params]` defaults plus `[params.<role>]` overrides → RoleParams per role, and problems."""
     problems: list[str] = []
-    defaults = {k: v for k, v in raw.items() if not isinstance(v, dict)}
+    # A table under [params] is a role's overrides, unless it is a parameter that is a table (extra_body).
+    defaults = {k: v for k, v in raw.items() if not isinstance(v, dict) or k in RoleParams.model_fields}
     for k, v in raw.items():
-        if isinstance(v, dict) and k not in ROLE_NAMES:
+        if isinstance(v, dict) and k not in ROLE_NAMES and k not in RoleParams.model_fields:
             problems.append(f"params.{k}: unknown role; per-role tables are {', '.join(ROLE_NAMES)}")
     out: dict[str, RoleParams] = {}
     try:
         base = RoleParams.model_validate(defaults)
     except ValidationError as err:
-        problems += _pydantic_problems(err, "params")
+        problems += pydantic_problems(err, "params")
         base = RoleParams()
     for role in ROLE_NAMES:
         override = raw.get(role)
@@ -116,15 +126,16 @@ def parse_role_params(raw: dict[str, Any]) -> tuple[dict[str, RoleParams], list[
             out[role] = RoleParams.model_validate({**defaults, **override})
         except ValidationError as err:
             # Report only the role's own keys; a bad default is reported once, under params.
-            problems += [p for p in _pydantic_problems(err, f"params.{role}")
+            problems += [p for p in pydantic_problems(err, f"params.{role}")
                          if p.split(":")[0].rsplit(".", 1)[-1] in override]
             out[role] = base
     return out, problems
 
 
-def _model_problems(roles: Any, combine: Any) -> list[str]:
+def _model_problems(roles: Any, combine: Any, models: Any = None) -> list[str]:
     if not isinstance(roles, dict):
         return []  # pydantic reports a `roles` that is not a table
+    configs = models if isinstance(models, dict) else {}
     problems = []
     for role in roles:
         if role not in ROLE_NAMES:
@@ -142,17 +153,25 @@ def _model_problems(roles: Any, combine: Any) -> list[str]:
         for i, spec in enumerate(specs):
             if not isinstance(spec, str):
                 continue
+            where, hint = f"roles.{role}[{i}]", ""
+            if spec in configs:  # the name of a [models.<name>] configuration: its spec is checked there
+                where, cfg = f"models.{spec}.spec", configs[spec]
+                spec = cfg.get("spec") if isinstance(cfg, dict) else None
+                if not isinstance(spec, str):
+                    continue
+            elif ":" not in spec:
+                hint = " (nor the name of a [models.<name>] configuration of this file)"
             try:
                 check_model_spec(spec)  # parses, and a sim:<profile> must name a usable profile
             except ModelSpecError as exc:
-                problems.append(f"roles.{role}[{i}]: {exc}")
+                problems.append(f"{where}: {exc}{hint}")
     if combine == "zip":
         lengths = {r: len(roles.get(r) or []) for r in ROLE_NAMES}
         longest = max(lengths.values())
         if any(n not in (1, longest) for n in lengths.values()):
             got = ", ".join(f"{r} {n}" for r, n in lengths.items())
             problems.append(f"roles: combine = \"zip\" needs lists of one length, or of length 1 ({got})")
-    return problems
+    return list(dict.fromkeys(problems))  # a configuration named by several roles: its problems once
 
 
 def _raw_roles(raw: dict[str, Any]) -> None:
@@ -214,9 +233,12 @@ def check_sweep_file(path: str | Path) -> SweepFileCheck:
     try:
         sf = SweepFile.model_validate(raw)
     except ValidationError as err:
-        problems += _pydantic_problems(err)
+        problems += pydantic_problems(err)
     # The checks below read the raw file too, so one run reports every problem.
-    problems += [x for x in _model_problems(raw.get("roles"), raw.get("combine")) if x not in problems]
+    problems += [x for x in _model_problems(raw.get("roles"), raw.get("combine"), raw.get("models"))
+                 if x not in problems]
+    problems += [x for x in config_problems(raw.get("models"), raw.get("endpoints"), raw.get("roles"))
+                 if x not in problems]
     raw_params = raw.get("params")
     params, param_problems = parse_role_params(raw_params if isinstance(raw_params, dict) else {})
     problems += [x for x in param_problems if x not in problems]

@@ -25,7 +25,6 @@ from mustmaybe.records import (
     RoleParams,
     TopologySpec,
     api_key_problem,
-    parse_model_spec,
 )
 from mustmaybe.scenarios import (
     DOMAINS,
@@ -41,6 +40,7 @@ from mustmaybe.scenarios import (
 )
 from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
 
+from ._configs import RoleChoice, choice_panel, layered_params, role_choices
 from ._file import ROLE_NAMES, SweepError, SweepFile, check_sweep_file
 
 
@@ -157,11 +157,16 @@ class SweepPlan:
             "roles": {r: [str(m) for m in self.roles[r]] for r in ROLE_NAMES},
             "params": {r: p.model_dump(mode="json") for r, p in self.params.items()},
             "endpoints": [e.model_dump(mode="json") for e in self.endpoints.values()],
+            **({"endpoint_settings": [e.model_dump(mode="json", include={"base_url", "panel", "params"})
+                                      for e in f.endpoints]} if any(e.panel or e.params for e in f.endpoints) else {}),
             "max_in_flight": self.max_in_flight,
             "workers": self.workers,
             "episodes": len(self.episodes),
             "calls_by_endpoint": dict(self.calls_by_endpoint),
             "skipped": list(self.skipped),
+            # Only when the file sets them, so the manifest of a sweep that does not is what it was.
+            **({"models": {k: v.model_dump(mode="json") for k, v in f.models.items()}} if f.models else {}),
+            **({"panel": f.panel} if f.panel is not None else {}),
         }
 
 
@@ -250,22 +255,57 @@ def resolve_tasks(entries: list[str], base_dir: Path) -> tuple[list[Scenario], l
 
 
 # ------------------------------------------------------------------------------------- plan
-def _role_specs(sf: SweepFile) -> dict[str, list[ModelSpec]]:
-    """The sweep file's model specs per role, parsed (the file was checked when it was read)."""
-    return {r: [parse_model_spec(m) for m in sf.roles[r]] for r in ROLE_NAMES}
+def _role_choices(sf: SweepFile) -> dict[str, list[RoleChoice]]:
+    """The sweep file's entries per role as specs with their configuration names (the file was checked)."""
+    return role_choices({r: sf.roles[r] for r in ROLE_NAMES}, sf.models)
 
 
-def _model_combos(sf: SweepFile, lists: dict[str, list[ModelSpec]]) -> list[dict[str, ModelSpec]]:
+def _model_combos(sf: SweepFile, lists: dict[str, list[RoleChoice]]) -> list[dict[str, RoleChoice]]:
+    ordered = [lists[r] for r in ROLE_NAMES]
     if sf.combine == "product":
-        return [dict(zip(ROLE_NAMES, combo, strict=True)) for combo in itertools.product(*lists.values())]
-    n = max(len(v) for v in lists.values())
+        return [dict(zip(ROLE_NAMES, combo, strict=True)) for combo in itertools.product(*ordered)]
+    n = max(len(v) for v in ordered)
     return [{r: (lists[r][i] if len(lists[r]) > 1 else lists[r][0]) for r in ROLE_NAMES} for i in range(n)]
 
 
-def _endpoints(sf: SweepFile, combos: list[dict[str, ModelSpec]]) -> tuple[dict[str, EndpointConfig], list[str]]:
-    configured = {e.base_url.rstrip("/"): e.model_copy(update={"base_url": e.base_url.rstrip("/")})
+@dataclass(frozen=True)
+class _Combo:
+    """One model configuration of the sweep: spec, layered parameters and configuration name per role, panel."""
+
+    models: dict[str, ModelSpec]
+    params: dict[str, RoleParams]
+    configs: dict[str, str]
+    panel: str | None
+
+
+def _combos(sf: SweepFile, choices: list[dict[str, RoleChoice]]) -> tuple[list[_Combo], list[str]]:
+    """Each role-model combination with its layered parameters and panel; problems for mixed panels."""
+    raw = dict(sf.params)
+    defaults = {k: v for k, v in raw.items() if k not in ROLE_NAMES}
+    per_role = {r: v for r, v in raw.items() if r in ROLE_NAMES and isinstance(v, dict)}
+    endpoints = {e.base_url.rstrip("/"): e for e in sf.endpoints}
+    out: list[_Combo] = []
+    problems: list[str] = []
+    for combo in choices:
+        panels = {r: choice_panel(c, endpoints=endpoints, models=sf.models) for r, c in combo.items()}
+        marked = sorted({v for v in panels.values() if v is not None})
+        if len(marked) > 1:
+            roles = ", ".join(f"{r}={c.name or c.spec} ({panels[r]})" for r, c in combo.items() if panels[r])
+            problems.append(f"panel: one model configuration would be in {' and '.join(marked)} at once ({roles}); "
+                            "mark the configurations of one episode with one panel")
+        out.append(_Combo(
+            models={r: c.spec for r, c in combo.items()},
+            params={r: layered_params(r, c, defaults=defaults, per_role=per_role, endpoints=endpoints,
+                                      models=sf.models) for r, c in combo.items()},
+            configs={r: c.name for r, c in combo.items() if c.name is not None},
+            panel=marked[0] if marked else sf.panel))  # the file's panel: for episodes none of whose roles marks one
+    return out, list(dict.fromkeys(problems))
+
+
+def _endpoints(sf: SweepFile, combos: list[_Combo]) -> tuple[dict[str, EndpointConfig], list[str]]:
+    configured = {e.base_url.rstrip("/"): e.config().model_copy(update={"base_url": e.base_url.rstrip("/")})
                   for e in sf.endpoints}
-    used = {m.endpoint for c in combos for m in c.values() if m.backend == "openai"}
+    used = {m.endpoint for c in combos for m in c.models.values() if m.backend == "openai"}
     warnings = []
     out: dict[str, EndpointConfig] = {}
     for url in sorted(used):
@@ -318,8 +358,11 @@ def plan_sweep(path: str | Path) -> SweepPlan:
         raise SweepError(str(p), sorted(set(problems), key=problems.index))
     sf, params, text = checked.file, checked.params, checked.text
 
-    roles = _role_specs(sf)
-    combos = _model_combos(sf, roles)
+    choices = _role_choices(sf)
+    roles = {r: [c.spec for c in choices[r]] for r in ROLE_NAMES}
+    combos, combo_problems = _combos(sf, _model_combos(sf, choices))
+    if combo_problems:
+        raise SweepError(str(p), combo_problems)
     endpoints, warnings = _endpoints(sf, combos)
     skipped: list[str] = []
     pairs: list[tuple[Condition, TopologySpec]] = []
@@ -359,7 +402,7 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     calls_total: dict[str, int] = {}
     for seed in seeds_all:
         for s in scenarios:
-            for models in combos:
+            for combo in combos:
                 for cond, topo in pairs:
                     if (seed not in sf.seeds_by_condition.get(cond.id, sf.seeds)
                             or not usable[(s.id, cond.id, topo.name)]):
@@ -367,8 +410,9 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                     # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
                     twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
                     for twin in twin_runs:
-                        spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
-                                            endpoints=endpoints, twin=twin)
+                        spec = episode_spec(s, cond, models=combo.models, seed=seed, topology=topo,
+                                            params=combo.params, endpoints=endpoints, twin=twin,
+                                            configs=combo.configs, panel=combo.panel)
                         if spec.key in seen:
                             continue
                         seen.add(spec.key)

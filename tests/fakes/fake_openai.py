@@ -11,10 +11,14 @@ Which answer a request gets, first match wins:
    the first time it sees a request body and normally when the same body comes again (a retry),
    so every call succeeds after exactly one retry; `slow-<ms>` answers normally after a delay;
    `held-<name>` answers normally once `server.release()` has been called (a call stuck in flight
-   until the test lets it go; at most `hold_s`, then it answers anyway);
+   until the test lets it go; at most `hold_s`, then it answers anyway); `length-<name>` answers
+   normally with `finish_reason` "length" (an answer cut off by max_tokens);
 4. otherwise a plausible reply: the executor (a request whose messages hold `Handoff:` and an
    `Actions:` list, or that asks for JSON) gets valid JSON with an action id from that list,
    every other role a short text that keeps the blocker.
+
+Every request body is kept, in arrival order, in `server.bodies` (what the client sent, for tests
+that check which request parameters arrived).
 
 Fault kinds: `429` (with `Retry-After`), `500`, `503`, `401`, `hang` (sleeps past the client's
 timeout, then answers), `truncated` (200 whose content is cut-off JSON), `empty` (200 with empty
@@ -90,6 +94,7 @@ class FakeOpenAI:
         self.by_model: Counter[str] = Counter()
         self.by_answer: Counter[str] = Counter()
         self.authorization: Counter[str] = Counter()
+        self.bodies: list[dict[str, Any]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -156,6 +161,7 @@ class FakeOpenAI:
         digest = _digest(body)
         with self._lock:
             self.requests += 1
+            self.bodies.append(body)
             self.by_model[model] += 1
             self._seen_bodies[digest] += 1
             if header:
@@ -211,7 +217,8 @@ class FakeOpenAI:
         elif answer == "wrong_shape":
             h._json(200, completion('{"verdict": "fine", "confidence": 0.9}', model))
         else:
-            h._json(200, completion(plausible_reply(body), model))
+            finish = "length" if model.startswith("length-") else "stop"
+            h._json(200, completion(plausible_reply(body), model, finish_reason=finish))
 
     def release(self) -> None:
         """Let every `held-*` call (in flight now or later) answer."""
@@ -235,6 +242,7 @@ class FakeOpenAI:
             self.by_model.clear()
             self.by_answer.clear()
             self.authorization.clear()
+            self.bodies.clear()
             self._seen_bodies.clear()
             self._flaky_seen.clear()
             self._queue.clear()
@@ -251,7 +259,7 @@ class FakeOpenAI:
         self.close()
 
 
-def completion(content: str, model: str = "fake-model") -> dict[str, Any]:
+def completion(content: str, model: str = "fake-model", finish_reason: str = "stop") -> dict[str, Any]:
     prompt_tokens, completion_tokens = 50, max(1, len(content.split()))
     return {
         "id": "chatcmpl-fake",
@@ -259,7 +267,7 @@ def completion(content: str, model: str = "fake-model") -> dict[str, Any]:
         "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
-                     "logprobs": None, "finish_reason": "stop"}],
+                     "logprobs": None, "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }
