@@ -25,8 +25,13 @@ class RunInputs:
     topologies: dict[str, TopologySpec]  # per condition id
 
 
+def team_topology_text(topology: str | None) -> bool:
+    """True for `--topology team:PATH.json` (a user's own team)."""
+    return topology is not None and topology.strip().startswith("team:")
+
+
 def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, topology: str | None,
-                     models: Mapping[str, str], twin: bool) -> RunInputs:
+                     models: Mapping[str, str], twin: bool, trust: bool = False) -> RunInputs:
     """Check a `run`'s task, conditions, topology and models together, before anything is drawn.
 
     Raises:
@@ -39,12 +44,18 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
         except ModelSpecError as exc:
             raise UserError(f"--model: {exc}") from None
     topologies: dict[str, TopologySpec] = {}
+    if specs.get("transformer") is not None and specs["transformer"].backend == "team" \
+            and not team_topology_text(topology):
+        raise UserError("--model transformer=team: a team's own clients run only under --topology team:PATH.json")
+    for role in ("reviewer", "executor"):
+        if specs[role].backend == "team":
+            raise UserError(f"--model {role}=team: only the transformer role can be a team's own clients")
     for cond in conditions:
         if not cond.runnable:
             raise UserError(f"-c {cond.id}: condition {cond.id} ({cond.topology}) cannot be run as a live episode "
                             f"yet (see `mustmaybe list conditions`, column 'runs')")
         try:
-            topologies[cond.id] = parse_topology(topology, cond)
+            topologies[cond.id] = parse_topology(topology, cond, trust=trust)
         except (ValueError, LookupError) as exc:
             flag = f"--topology {topology}" if topology else f"-c {cond.id}"
             raise UserError(f"{flag}: {exc.args[0] if exc.args else exc}") from None

@@ -54,6 +54,7 @@ from ._stages import (
     stages_of,
     thread_text,
 )
+from ._team import TEAM_TOPOLOGY, TeamSource, component_digest
 from ._twin import twin_reading
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "REPAIR",
     "REVIEWER",
     "ROLES",
+    "TEAM_TOPOLOGY",
     "ActionRule",
     "ActionScore",
     "ArtifactRecord",
@@ -100,10 +102,12 @@ __all__ = [
     "StageScorer",
     "State",
     "StructuredMode",
+    "TeamSource",
     "TopologySpec",
     "api_key_problem",
     "base_url_problem",
     "carried_stages",
+    "component_digest",
     "first_break_stage",
     "forbidden_on",
     "gate_digest",

@@ -18,6 +18,7 @@ from mustmaybe.scenarios import Condition, Scenario, task_hash, workflow_base
 
 from ._episode import ROLES, Role, TopologySpec
 from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
+from ._team import TeamSource
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class EpisodeSpec:
     endpoints: Mapping[Role, EndpointConfig] = field(default_factory=dict)
     twin: bool = False
     replay: ReplayArm | None = None
+    # A user team (`team:PATH.json`): its checked, sanitized component config. Its digest is in
+    # `topology.params`, so it enters the key there; the config itself is carried, not hashed again.
+    team: TeamSource | None = field(default=None, compare=False)
 
     @property
     def task(self) -> str:
@@ -84,7 +88,8 @@ class EpisodeSpec:
 
     @property
     def simulated(self) -> bool:
-        return any(m.simulated for m in self.models.values())
+        own = self.team is not None and self.team.simulated and self.models["transformer"].backend == "team"
+        return own or any(m.simulated for m in self.models.values())
 
     @property
     def structured(self) -> dict[str, StructuredMode]:
