@@ -123,7 +123,7 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         if cfg.role == "judge":
             return sim_judge(last, self._profile.judge, rng)
         if cfg.role == "selector":
-            return _select(last, rng)
+            return _select(last)
         rates = self._profile.rates(cfg.condition, cfg.transform)
         if cfg.role == "executor":
             return roles.execute(last, requested=cfg.requested_action, fallback=cfg.fallback_action,
@@ -203,12 +203,15 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         return cls(config)
 
 
-def _select(prompt: str, rng: random.Random) -> str:
-    """A speaker for a SelectorGroupChat: one of the candidates its prompt lists, drawn by the seeded rng
-    (AutoGen falls back to the previous speaker when a reply names none, as with an empty prompt)."""
+def _select(prompt: str) -> str:
+    """A speaker for a SelectorGroupChat: of the candidates its prompt lists, the one whose lines
+    ("name: …") the prompt holds fewest of, the first listed on a tie, so speakers take turns in their
+    listed order. AutoGen falls back to the previous speaker when a reply names none."""
     found = _CANDIDATES.findall(prompt)
     names = [n.strip().strip("'") for n in found[-1].split(",")] if found else []
-    return rng.choice(names) if names else ""
+    lines = prompt.splitlines()
+    spoken = {n: sum(1 for ln in lines if ln.startswith(f"{n}:")) for n in names}
+    return min(names, key=lambda n: (spoken[n], names.index(n))) if names else ""
 
 
 __all__ = ["SimChatCompletionClient", "SimClientConfig"]

@@ -52,7 +52,7 @@ _SECRET_KEYS = frozenset({"api_key", "azure_ad_token", "password", "secret", "cl
                           "auth_token", "bearer_token", "token"})
 _SECRET_HEADERS = frozenset({"authorization", "api-key", "x-api-key"})
 _NEEDS_STOP = ("RoundRobinGroupChat", "SelectorGroupChat", "Swarm", "MagenticOneGroupChat")
-SLOT_PROVIDER = "mustmaybe.teams._user_build.ClientSlot"
+SLOT_PROVIDER = "mustmaybe.teams.ClientSlot"
 
 _LOADED: dict[str, TeamSource] = {}  # by short digest: what episode_spec attaches to a spec
 

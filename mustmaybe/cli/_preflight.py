@@ -58,7 +58,10 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
             topologies[cond.id] = parse_topology(topology, cond, trust=trust)
         except (ValueError, LookupError) as exc:
             flag = f"--topology {topology}" if topology else f"-c {cond.id}"
-            raise UserError(f"{flag}: {exc.args[0] if exc.args else exc}") from None
+            msg = str(exc.args[0] if exc.args else exc)
+            # A team file's errors already start with team:PATH; said once.
+            raise UserError(f"--topology {msg}" if topology and msg.startswith(topology.strip() + ":")
+                            else f"{flag}: {msg}") from None
         if (twin or cond.family == "twin") and scenario.resolution is None:
             raise UserError(f"--twin: task {scenario.id} has no resolution, so it has no benign twin")
         why = material_problem(scenario, cond)
