@@ -38,7 +38,9 @@ def selector() -> SelectorGroupChat:
         [_agent("analyst", "Assess the reviewer's statement."),
          _agent("writer", "Write the handoff for the executor.")],
         model_client=ReplayChatCompletionClient(["analyst", "writer", "writer"]),
-        termination_condition=MaxMessageTermination(3), allow_repeated_speaker=True)
+        # One selection attempt a turn: a small local model rarely names a speaker, and AutoGen then
+        # keeps the previous one (or the first); three attempts would triple the slow calls.
+        termination_condition=MaxMessageTermination(3), allow_repeated_speaker=True, max_selector_attempts=1)
 
 
 def graph_flow() -> GraphFlow:
