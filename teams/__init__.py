@@ -37,8 +37,8 @@ from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_
 from ._sidecar import Sidecar
 from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
 from ._topologies import COMPATIBLE
-from ._user_build import ClientSlot
-from ._user_team import load_team_file
+from ._user_build import ClientSlot, own_client_problem
+from ._user_team import load_team_file, team_for
 
 __all__ = [
     "COMPATIBLE",
@@ -74,10 +74,12 @@ __all__ = [
     "get_topology",
     "load_team_file",
     "material_problem",
+    "own_client_problem",
     "parse_topology",
     "plan_stages",
     "run_episode",
     "stages_of",
+    "team_for",
     "thread_text",
     "topology",
     "topology_names",

@@ -33,7 +33,7 @@ from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
 from mustmaybe.agents import RecordingClient, SimChatCompletionClient, SimClientConfig, prompts
-from mustmaybe.records import REVIEWER, EpisodeSpec, Role, TeamSource
+from mustmaybe.records import DEFAULT_OPENAI_BASE_URL, REVIEWER, EpisodeSpec, Role, TeamSource
 
 from ._registry import AgentFactory, TeamPlan
 from ._user_team import SLOT_PROVIDER, is_component, provider_of
@@ -145,9 +145,29 @@ def _own_client(source: TeamSource, comp: dict[str, Any], agent: str, timeout_s:
     except Exception as exc:
         raise ValueError(f"team:{source.path}: the model client of '{agent}' cannot be built "
                          f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    return RecordingClient(inner=inner, agent=agent, timeout_s=timeout_s, endpoint=_endpoint(comp))
+
+
+def _endpoint(comp: dict[str, Any]) -> str:
+    """Where a JSON client's calls go, for its errors: its base URL, OpenAI's API, or its class."""
     base_url = comp.get("config", {}).get("base_url")
-    endpoint = str(base_url) if base_url else provider_of(comp).rsplit(".", 1)[-1]
-    return RecordingClient(inner=inner, agent=agent, timeout_s=timeout_s, endpoint=endpoint)
+    if base_url:
+        return str(base_url)
+    kind = provider_of(comp).rsplit(".", 1)[-1]
+    return DEFAULT_OPENAI_BASE_URL if kind == "OpenAIChatCompletionClient" else kind
+
+
+def own_client_problem(source: TeamSource) -> str | None:
+    """Why the team's own model clients cannot be built here (a key variable unset, say), or None.
+
+    Checked before anything runs, so a run says it in one line instead of failing its first episode.
+    """
+    for path, agent, _ in _slot_owners(copy.deepcopy(source.component), set()):
+        try:
+            _own_client(source, _get(source.component, path), agent, 1.0)
+        except ValueError as exc:
+            return str(exc)
+    return None
 
 
 def _sim_selector(spec: EpisodeSpec, agent: str) -> RecordingClient:

@@ -229,5 +229,10 @@ def team_source(topology: TopologySpec) -> TeamSource:
                          f"(pass it as team:PATH.json)") from None
 
 
+def team_for(topology: TopologySpec) -> TeamSource | None:
+    """The loaded team of a `team` topology (None for any other topology)."""
+    return team_source(topology) if topology.name == TEAM_TOPOLOGY else None
+
+
 def is_team_text(text: str | None) -> bool:
     return text is not None and text.strip().startswith(TEAM_PREFIX)

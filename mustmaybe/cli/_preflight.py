@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
 from mustmaybe.errors import UserError
 from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.teams import TopologySpec, material_problem, parse_topology
+from mustmaybe.teams import TopologySpec, material_problem, own_client_problem, parse_topology, team_for
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
             # A team file's errors already start with team:PATH; said once.
             raise UserError(f"--topology {msg}" if topology and msg.startswith(topology.strip() + ":")
                             else f"{flag}: {msg}") from None
+        if specs["transformer"].backend == "team" and (team := team_for(topologies[cond.id])) is not None \
+                and (why := own_client_problem(team)) is not None:
+            raise UserError(f"--topology {why}")
         if (twin or cond.family == "twin") and scenario.resolution is None:
             raise UserError(f"--twin: task {scenario.id} has no resolution, so it has no benign twin")
         why = material_problem(scenario, cond)

@@ -40,7 +40,15 @@ from mustmaybe.scenarios import (
     validate_paths,
     workflow_base,
 )
-from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
+from mustmaybe.teams import (
+    COMPATIBLE,
+    check_topology_text,
+    episode_spec,
+    material_problem,
+    own_client_problem,
+    parse_topology,
+    team_for,
+)
 
 from ._file import ROLE_NAMES, SweepError, SweepFile, check_sweep_file
 
@@ -341,6 +349,12 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                 continue
             if (cond, topo) not in pairs:
                 pairs.append((cond, topo))
+    if any(c["transformer"].backend == "team" for c in combos):
+        # The teams' own clients must build here (their key variable set, …), checked once per team.
+        teams = {str(topo): team_for(topo) for _, topo in pairs}
+        for team in filter(None, teams.values()):
+            if (why := own_client_problem(team)) is not None:
+                problems.append(f"topologies: {why}")
     if problems:
         raise SweepError(str(p), sorted(set(problems), key=problems.index))
     if not pairs:
