@@ -42,6 +42,9 @@ def build_model_client(spec: ModelSpec, ctx: ClientContext) -> ChatCompletionCli
         from ._sim import SimChatCompletionClient, SimClientConfig
 
         return SimChatCompletionClient(SimClientConfig.from_context(spec.name, ctx))
+    if spec.backend == "team":
+        raise ValueError(f"model 'team' (a user team's own clients) serves only the transformer role under "
+                         f"--topology team:PATH.json, not the {ctx.role}")
     if spec.backend == "local":
         from ._local import build_local_client
 

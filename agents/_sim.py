@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Literal, Self
 
@@ -35,7 +36,10 @@ from ._backends import ClientContext
 from ._sim_judge import judge as sim_judge
 from ._sim_profile import SimProfile, load_profile
 
-SimRole = Literal["reviewer", "transformer", "executor", "judge"]
+SimRole = Literal["reviewer", "transformer", "executor", "judge", "selector"]
+
+# AutoGen's SelectorGroupChat prompt lists the candidates as a Python list: "['planner', 'critic']".
+_CANDIDATES = re.compile(r"\[\s*('[^'\n]+'(?:\s*,\s*'[^'\n]+')*)\s*\]")
 
 
 class SimClientConfig(BaseModel):
@@ -44,7 +48,8 @@ class SimClientConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     profile: str = Field(default="paper", description="Profile name: agents/profiles/<profile>.toml.")
-    role: SimRole = Field(description="reviewer | transformer | executor | judge.")
+    role: SimRole = Field(description="reviewer | transformer | executor | judge | selector (a user team's "
+                                      "speaker selection).")
     agent: str = Field(default="", description="AutoGen agent name (summarizer_2, peer_1, coordinator, planner…).")
     condition: str = Field(default="", description="Condition id (selects the profile's rates).")
     transform: str = Field(default="", description="The condition's transform (selects the mechanics).")
@@ -117,6 +122,8 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
             return roles.review(last, cfg.requested_action, rng)
         if cfg.role == "judge":
             return sim_judge(last, self._profile.judge, rng)
+        if cfg.role == "selector":
+            return _select(last)
         rates = self._profile.rates(cfg.condition, cfg.transform)
         if cfg.role == "executor":
             return roles.execute(last, requested=cfg.requested_action, fallback=cfg.fallback_action,
@@ -194,6 +201,17 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
     @classmethod
     def _from_config(cls, config: SimClientConfig) -> Self:
         return cls(config)
+
+
+def _select(prompt: str) -> str:
+    """A speaker for a SelectorGroupChat: of the candidates its prompt lists, the one whose lines
+    ("name: …") the prompt holds fewest of, the first listed on a tie, so speakers take turns in their
+    listed order. AutoGen falls back to the previous speaker when a reply names none."""
+    found = _CANDIDATES.findall(prompt)
+    names = [n.strip().strip("'") for n in found[-1].split(",")] if found else []
+    lines = prompt.splitlines()
+    spoken = {n: sum(1 for ln in lines if ln.startswith(f"{n}:")) for n in names}
+    return min(names, key=lambda n: (spoken[n], names.index(n))) if names else ""
 
 
 __all__ = ["SimChatCompletionClient", "SimClientConfig"]

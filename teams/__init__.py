@@ -30,17 +30,21 @@ from . import _topologies as _topologies  # registers the built-in topologies
 from ._build import EpisodeTeam, build_team
 from ._context import SourceFilterContext
 from ._episode import classify_error, run_episode
+from ._export import export_topology
 from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
 from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
 from ._topologies import COMPATIBLE
+from ._user_build import ClientSlot, own_client_problem
+from ._user_team import load_team_file, team_for
 
 __all__ = [
     "COMPATIBLE",
     "ROLES",
     "ArtifactRecord",
+    "ClientSlot",
     "EpisodeError",
     "EpisodeRecord",
     "EpisodeSpec",
@@ -65,13 +69,17 @@ __all__ = [
     "classify_error",
     "episode_spec",
     "executor_outcome",
+    "export_topology",
     "first_break_stage",
     "get_topology",
+    "load_team_file",
     "material_problem",
+    "own_client_problem",
     "parse_topology",
     "plan_stages",
     "run_episode",
     "stages_of",
+    "team_for",
     "thread_text",
     "topology",
     "topology_names",

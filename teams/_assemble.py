@@ -63,7 +63,8 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
     scenario, sidecar = spec.scenario, team.sidecar
     # Every scored fact (D_up, first breaks, the drift curve's stages, Y) as `rescore` derives it too.
     facts = scored_facts(scenario, hops, artifact.score, executor, twin=spec.twin, failed=failed,
-                         stage_score=lambda text: score_artifact_text(scenario, text, hops, sidecar.errors))
+                         stage_score=lambda text: score_artifact_text(scenario, text, hops, sidecar.errors),
+                         family=spec.topology.name)
     errors += [EpisodeError(where="checker", kind="checker_error", message=m) for m in sidecar.errors]
     usage, visibility = _usage_and_visibility(team)
     # The executor may see the artifact; nothing else of the full record. Under W every hop after the

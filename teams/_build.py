@@ -6,12 +6,15 @@ objects and runs nothing. `run_episode` (teams/_episode.py) runs what it built.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import Team
 from autogen_core import SingleThreadedAgentRuntime
 
 from mustmaybe.agents import (
@@ -23,13 +26,17 @@ from mustmaybe.agents import (
     decision_model_for,
     prompts,
 )
-from mustmaybe.records import EpisodeSpec, Role
+from mustmaybe.records import EpisodeSpec, Role, TeamSource
 
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
 from ._registry import TeamPlan, TopologyContext, get_topology
 from ._replay import route_seed
 from ._sidecar import HopCallback, Sidecar
+from ._user_build import build_user_team
+from ._user_team import sanitize
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -60,6 +67,27 @@ class EpisodeTeam:
                 a, b = out.get(role, (0, 0))
                 out[role] = (a + client.retrying.retries, b + client.retrying.failures)
         return out
+
+
+def team_component(team: Team) -> dict[str, Any] | None:
+    """The team's real component config (`team.dump_component()`), secrets removed: what a user can
+    export, edit and run back as `team:PATH.json`. None (and a log line) if a part cannot be dumped."""
+    try:
+        return sanitize(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
+    except Exception:
+        log.exception("the team's component config could not be dumped")
+        return None
+
+
+def _user_team_config(spec: EpisodeSpec, source: TeamSource, reviewer: list[dict[str, Any]]) -> dict[str, Any]:
+    """A user team's `team_config`: the shape of ours, plus the file it came from and its digest."""
+    model = str(spec.models["transformer"])
+    return {"team": source.kind, "topology": spec.topology.model_dump(), "base": None,
+            "order": [reviewer[0]["name"], *source.participants] if reviewer else list(source.participants),
+            "agents": [*reviewer, *({"name": n, "role": "transformer", "model": model} for n in source.participants)],
+            "component": source.component,
+            "source": {"file": Path(source.path).name, "digest": source.digest, "trusted": source.trusted,
+                       "clients": "own" if spec.models["transformer"].backend == "team" else model}}
 
 
 class _Agents:
@@ -134,13 +162,19 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
                       on_review=workflow.observe_review if workflow is not None else None)
     runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
     team_cond, team_topo = spec.team_condition, spec.team_topology
-    builder = get_topology(team_topo.name).builder
-    assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
-    plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
-    has_base = spec.replay is not None or spec.workflow
-    team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
-                   "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
-                   "order": [p.name for p in plan.participants], "agents": agents.config}
+    if spec.team is not None:  # a user's team: our reviewer, then theirs (teams/_user_build.py)
+        plan = build_user_team(spec, agents.agent, lambda role, name, hop: agents.client(role, name, hop, None),
+                               agents.clients, agents.roles, runtime)
+        team_config = _user_team_config(spec, spec.team, agents.config)
+    else:
+        builder = get_topology(team_topo.name).builder
+        assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
+        plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
+        has_base = spec.replay is not None or spec.workflow
+        team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
+                       "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
+                       "order": [p.name for p in plan.participants], "agents": agents.config,
+                       "component": team_component(plan.team)}
     executor = AssistantAgent("executor", model_client=agents.client("executor", "executor", 0,
                                                                      decision_model_for(scenario)),
                               system_message=prompts.render("executor"),

@@ -99,8 +99,10 @@ async def _run_team(team: EpisodeTeam, spec: EpisodeSpec, token: CancellationTok
     stopping = False
     team.runtime.start()
     try:
-        await _cancellable(lambda: team.plan.team.run(task=prompts.reviewer_task(spec.scenario, spec.twin),
-                                                      cancellation_token=token), token)
+        task = prompts.reviewer_task(spec.scenario, spec.twin)
+        plan = team.plan
+        await _cancellable(lambda: plan.run(task, token) if plan.run is not None else
+                           plan.team.run(task=task, cancellation_token=token), token)
     except asyncio.CancelledError:
         stopping = True
         raise

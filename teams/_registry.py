@@ -6,7 +6,7 @@ every condition's topology is registered here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,9 @@ class TeamPlan:
     roles: dict[str, Role]
     artifact_agent: str
     participants: list[ChatAgent] = field(default_factory=list)
+    # Runs the plan from the reviewer's task when running `team` alone does not (a user's team runs
+    # after our reviewer; teams/_user_build.py). It may set `artifact_agent` from what the team said.
+    run: Callable[[str, Any], Awaitable[None]] | None = None
 
 
 # make_agent(name, role, system_message, *, include_sources, exclude_sources, last_n, hop) -> agent

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from mustmaybe.agents import prompts
 from mustmaybe.records import (
     ROLES,
+    TEAM_TOPOLOGY,
     EndpointConfig,
     EpisodeSpec,
     ModelSpec,
@@ -22,6 +24,7 @@ from mustmaybe.scenarios import Condition, Scenario, get_condition, workflow_bas
 from ._registry import TopologyInfo, get_topology, topology_names
 from ._replay import REPLAY
 from ._topologies import COMPATIBLE
+from ._user_team import is_team_text, team_source, team_topology
 
 
 def _coerce(name: str, key: str, value: str, kind: type) -> Any:
@@ -75,7 +78,7 @@ def _explicit_params(text: str) -> tuple[TopologyInfo, dict[str, Any]]:
     return info, params
 
 
-def check_topology_text(text: str) -> None:
+def check_topology_text(text: str, *, base_dir: Path | None = None, trust: bool = False) -> None:
     """Check `NAME[:key=value,...]` on its own: name, parameter names and types, and bounds.
 
     A sweep checks each listed topology with this, so a bad one fails the plan even where no
@@ -87,12 +90,25 @@ def check_topology_text(text: str) -> None:
     """
     if text == "default":
         return
+    if is_team_text(text):  # a user's team: the file is read and checked (teams/_user_team.py)
+        team_topology(text, base_dir=base_dir, trust=trust)
+        return
     info, explicit = _explicit_params(text)
     _check_params(info, {**info.defaults, **explicit})
 
 
-def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
-    """`None`/'default' → the condition's own topology; else `NAME[:key=value,...]`, checked."""
+def parse_topology(text: str | None, condition: Condition, *, base_dir: Path | None = None,
+                   trust: bool = False) -> TopologySpec:
+    """`None`/'default' → the condition's own topology; else `NAME[:key=value,...]`, checked.
+
+    `team:PATH.json` reads a user's team (relative to `base_dir` when given); `trust` admits
+    components that run code or act (`--trust-components`).
+    """
+    if is_team_text(text):
+        assert text is not None
+        topo, _ = team_topology(text, base_dir=base_dir, trust=trust)
+        _check_compatible(condition, topo.name)
+        return topo
     if text is None or text == "default":
         info = _info(condition.topology)
         params = {**info.defaults, **condition.topology_params}
@@ -104,13 +120,17 @@ def parse_topology(text: str | None, condition: Condition) -> TopologySpec:
         params.update(condition.topology_params)
     params.update(explicit)
     _check_params(info, params)
-    if condition.transform not in COMPATIBLE.get(info.name, frozenset()):
+    _check_compatible(condition, info.name)
+    return TopologySpec(name=info.name, params=params)
+
+
+def _check_compatible(condition: Condition, name: str) -> None:
+    if condition.transform not in COMPATIBLE.get(name, frozenset()):
         ok = sorted(t for t, transforms in COMPATIBLE.items() if condition.transform in transforms)
         raise ValueError(
-            f"condition {condition.id} ({condition.transform}) cannot run under topology '{info.name}'; "
+            f"condition {condition.id} ({condition.transform}) cannot run under topology '{name}'; "
             f"compatible: {', '.join(ok)}"
         )
-    return TopologySpec(name=info.name, params=params)
 
 
 def replay_arm(topology: TopologySpec) -> ReplayArm | None:
@@ -163,12 +183,18 @@ def episode_spec(
     specs: dict[Role, ModelSpec] = {
         r: m if isinstance(m := models[r], ModelSpec) else parse_model_spec(m) for r in ROLES
     }
+    team = team_source(topo) if topo.name == TEAM_TOPOLOGY else None
+    for r in ROLES:
+        if specs[r].backend == "team" and (r != "transformer" or team is None):
+            raise ValueError(f"model 'team' (a user team's own clients) serves only the transformer role under "
+                             f"--topology team:PATH.json, not the {r} under topology {topo.name}")
     eps = endpoints or {}
     role_endpoints = {r: e for r in ROLES
                       if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None}
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
-                       twin=twin, replay=replay_arm(topo), configs=dict(configs or {}), panel=panel)
+                       twin=twin, replay=replay_arm(topo), configs=dict(configs or {}), panel=panel,
+                       team=team)
 
 
 def material_problem(scenario: Scenario, cond: Condition) -> str | None:

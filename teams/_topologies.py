@@ -39,6 +39,9 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "consensus": _HOP | {"consensus", "dissent"} | _GATE,
     "planner": frozenset({"deadline_plan", "restart"}) | _GATE,
     "replay": frozenset({"replay"}),
+    # A user's team (team:PATH.json) does its own transformation; the condition still sets the
+    # executor's pressure and, with --model transformer=sim, the sim's mechanics. W's gate is ours.
+    "team": _HOP | {"consensus", "dissent", "deadline_plan", "restart"},
 }
 
 

@@ -282,7 +282,7 @@ def _flatten(
         h["fallback"].append(hf.fallback)
     if reviewer_preserved is None:
         reviewer_preserved = r.reviewer_identified
-    stages = stages_of(r.hops, r.stages)
+    stages = stages_of(r.hops, r.stages, r.topology.name)
     for stage in stages:
         ss = stage.score
         sf = ss.fields

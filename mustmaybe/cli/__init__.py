@@ -55,6 +55,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     from ._lists import conditions_view, tasks_table
 
     out = _console()
+    if args.what == "topologies" and args.export is not None:
+        from ._lists import export_team
+
+        return export_team(args.export, args.condition, args.task, args.out)
+    if args.export is not None:
+        raise UserError("--export goes with `list topologies`")
     if args.what == "topologies":
         from ._lists import topologies_view, topology_rows
 
@@ -153,6 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="tasks (the library), conditions (the registry) or topologies (with parameters and bounds)")
     ls.add_argument("--library", default=None, help="a task folder instead of the shipped library")
     ls.add_argument("--json", action="store_true", help="print JSON")
+    ls.add_argument("--export", metavar="TOPOLOGY", default=None,
+                    help="with `topologies`: write one of ours (NAME[:param=value,...] or default) as an AutoGen team "
+                         "component JSON, without our reviewer, to run back with --topology team:FILE")
+    ls.add_argument("--condition", "-c", default=None, help="with --export: the condition whose prompts its agents "
+                                                             "get (default: the first that uses the topology)")
+    ls.add_argument("--task", default="vendor-summary-q3",
+                    help="with --export: the task whose material its prompts hold (default vendor-summary-q3)")
+    ls.add_argument("--out", default=None, help="with --export: the file to write (default: standard output)")
     ls.set_defaults(func=cmd_list)
 
     c = sub.add_parser("check", help="score one handoff artifact against a task's blocker")

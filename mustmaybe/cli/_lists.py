@@ -144,3 +144,45 @@ def topologies_view(rows: list[dict[str, Any]]) -> RenderableType:
         if r["conditions"]:
             parts.append(Padding(Text.assemble(("default for ", "dim"), ", ".join(r["conditions"])), (0, 0, 0, 4)))
     return Group(*parts)
+
+
+def export_team(topology: str, condition: str | None, task: str, out: str | None) -> int:
+    """`list topologies --export`: one of our topologies as a team component JSON (teams/_export.py)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from mustmaybe.errors import UserError
+    from mustmaybe.scenarios import CONDITIONS, ScenarioError, find_task, get_condition
+    from mustmaybe.teams import export_topology
+
+    try:
+        scenario = find_task(task)
+    except ScenarioError as exc:
+        raise UserError(f"--task {task}: {exc}") from None
+    name = topology.partition(":")[0].strip()
+    if condition is None:
+        cond = next((c for c in CONDITIONS.values() if c.topology == name and c.runnable), None)
+        if cond is None:
+            raise UserError(f"--export {topology}: no condition uses topology '{name}' by default; name one with -c")
+    else:
+        try:
+            cond = get_condition(condition)
+        except LookupError as exc:
+            raise UserError(f"-c {condition}: {exc.args[0]}") from None
+    try:
+        component = export_topology(scenario, cond, None if topology == "default" else topology)
+    except (ValueError, LookupError) as exc:
+        raise UserError(f"--export {topology}: {exc.args[0] if exc.args else exc}") from None
+    text = json.dumps(component, indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot be written ({exc.strerror or exc})") from None
+    sys.stderr.write(f"wrote {out}: {component['provider'].rsplit('.', 1)[-1]} "
+                     f"({', '.join(p['config']['name'] for p in component['config']['participants'])}) for {cond.id} "
+                     f"on {scenario.id}; run it with --topology team:{out}\n")
+    return 0

@@ -131,7 +131,7 @@ def round_note(stages: Sequence[Stage], hops: Sequence[Hop]) -> Text | None:
 
 def first_break(rec: EpisodeRecord) -> str | None:
     """Where the drift curve first breaks, named by its stage ('round 1', 'hop 2'); None if it never does."""
-    stages = stages_of(rec.hops, rec.stages)
+    stages = stages_of(rec.hops, rec.stages, rec.topology.name)
     index = first_break_stage(stages)
     return None if index is None else next(s.label for s in stages if s.index == index)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
 from mustmaybe.errors import UserError
 from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.teams import TopologySpec, material_problem, parse_topology
+from mustmaybe.teams import TopologySpec, material_problem, own_client_problem, parse_topology, team_for
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,13 @@ class RunInputs:
     topologies: dict[str, TopologySpec]  # per condition id
 
 
+def team_topology_text(topology: str | None) -> bool:
+    """True for `--topology team:PATH.json` (a user's own team)."""
+    return topology is not None and topology.strip().startswith("team:")
+
+
 def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, topology: str | None,
-                     models: Mapping[str, str], twin: bool) -> RunInputs:
+                     models: Mapping[str, str], twin: bool, trust: bool = False) -> RunInputs:
     """Check a `run`'s task, conditions, topology and models together, before anything is drawn.
 
     Raises:
@@ -39,15 +44,27 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
         except ModelSpecError as exc:
             raise UserError(f"--model: {exc}") from None
     topologies: dict[str, TopologySpec] = {}
+    if specs.get("transformer") is not None and specs["transformer"].backend == "team" \
+            and not team_topology_text(topology):
+        raise UserError("--model transformer=team: a team's own clients run only under --topology team:PATH.json")
+    for role in ("reviewer", "executor"):
+        if specs[role].backend == "team":
+            raise UserError(f"--model {role}=team: only the transformer role can be a team's own clients")
     for cond in conditions:
         if not cond.runnable:
             raise UserError(f"-c {cond.id}: condition {cond.id} ({cond.topology}) cannot be run as a live episode "
                             f"yet (see `mustmaybe list conditions`, column 'runs')")
         try:
-            topologies[cond.id] = parse_topology(topology, cond)
+            topologies[cond.id] = parse_topology(topology, cond, trust=trust)
         except (ValueError, LookupError) as exc:
             flag = f"--topology {topology}" if topology else f"-c {cond.id}"
-            raise UserError(f"{flag}: {exc.args[0] if exc.args else exc}") from None
+            msg = str(exc.args[0] if exc.args else exc)
+            # A team file's errors already start with team:PATH; said once.
+            raise UserError(f"--topology {msg}" if topology and msg.startswith(topology.strip() + ":")
+                            else f"{flag}: {msg}") from None
+        if specs["transformer"].backend == "team" and (team := team_for(topologies[cond.id])) is not None \
+                and (why := own_client_problem(team)) is not None:
+            raise UserError(f"--topology {why}")
         if (twin or cond.family == "twin") and scenario.resolution is None:
             raise UserError(f"--twin: task {scenario.id} has no resolution, so it has no benign twin")
         why = material_problem(scenario, cond)

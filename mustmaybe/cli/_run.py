@@ -24,7 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="condition id (see `mustmaybe list conditions`; default P4, said on standard error)")
     r.add_argument("--compare", default=None, help="comma-separated condition ids to run side by side")
     r.add_argument("--topology", "-t", default=None,
-                   help="NAME[:param=value,...] to run the condition under another topology, e.g. chain:hops=3")
+                   help="NAME[:param=value,...] to run the condition under another topology, e.g. chain:hops=3; "
+                        "team:PATH.json runs your own AutoGen team (its dump_component() JSON) as the transformers")
+    r.add_argument("--trust-components", action="store_true",
+                   help="let a team:PATH.json team load components that run code, call tools or come from "
+                        "other modules (refused otherwise)")
     r.add_argument("--model", "-m", action="append", default=None,
                    help="model spec for every role (sim, sim:<profile>, local, openai:<model>[@<url>]); "
                         "ROLE=SPEC for one role; repeatable")
@@ -62,7 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from mustmaybe.agents import EndpointConfig
     from mustmaybe.scenarios import ScenarioError, find_task, get_condition
 
-    from ._preflight import check_run_inputs, check_run_keys
+    from ._preflight import check_run_inputs, check_run_keys, team_topology_text
 
     try:
         scenario = find_task(args.task)
@@ -79,8 +83,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ._roleopts import per_role, role_params
 
     models = per_role("--model", args.model, "sim:paper", str)
+    if team_topology_text(args.topology) and per_role("--model", args.model, None, str)["transformer"] is None:
+        models["transformer"] = "team"  # no transformer model given: the team's own clients run it
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
-    checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
+    checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin,
+                               trust=args.trust_components)
     from mustmaybe.store import folder_problem
 
     if (where := folder_problem(args.runs_dir)) is not None:
@@ -206,7 +213,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
         def on_hop(hop: Hop) -> None:
             hops.append(hop)
             try:
-                stages = carried_stages(hops, score)
+                stages = carried_stages(hops, score, spec.topology.name)
             except Exception:  # the episode records a checker failure; the view keeps the one-hop stages
                 stages = None
             live.update(_live.live_view(head, hops, _live.InFlight(f"hop {hop.index} from {hop.sender} arrived; "
@@ -239,6 +246,8 @@ def _argv_tail(args: argparse.Namespace) -> list[str]:
         v = getattr(args, k)
         if v is not None:
             out += [f"--{k}", str(v)]
+    if getattr(args, "trust_components", False):
+        out.append("--trust-components")
     for m in args.model or []:
         out += ["--model", m]
     return out

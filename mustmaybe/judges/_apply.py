@@ -31,7 +31,7 @@ async def score_record(instrument: Instrument, record: EpisodeRecord, scenario: 
 
         return score_artifact(scenario, text)
 
-    carried_stages(record.hops, collect)  # which stage texts the record will need
+    carried_stages(record.hops, collect, record.topology.name)  # which stage texts the record will need
     wanted = list(dict.fromkeys([*(h.text for h in record.hops), record.artifact.text, *texts]))
     scored = await instrument.score_many([(scenario, t) for t in wanted])
     table = dict(zip(wanted, scored, strict=True))

@@ -55,6 +55,7 @@ from ._stages import (
     stages_of,
     thread_text,
 )
+from ._team import TEAM_TOPOLOGY, TeamSource, component_digest
 from ._twin import twin_reading
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "REQUEST_PARAM_KEYS",
     "REVIEWER",
     "ROLES",
+    "TEAM_TOPOLOGY",
     "ActionRule",
     "ActionScore",
     "ArtifactRecord",
@@ -103,10 +105,12 @@ __all__ = [
     "StageScorer",
     "State",
     "StructuredMode",
+    "TeamSource",
     "TopologySpec",
     "api_key_problem",
     "base_url_problem",
     "carried_stages",
+    "component_digest",
     "first_break_stage",
     "forbidden_on",
     "gate_digest",

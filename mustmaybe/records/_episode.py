@@ -39,6 +39,9 @@ class TopologySpec(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
 
     def __str__(self) -> str:
+        if self.name == "team" and {"name", "digest"} <= self.params.keys():
+            # A user team reads by its file's stem and digest: team:<stem>@<first 8 hex of the digest>.
+            return f"team:{self.params['name']}@{str(self.params['digest'])[:8]}"
         if not self.params:
             return self.name
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))

@@ -65,7 +65,7 @@ class ScoredFacts:
 
 def scored_facts(scenario: Scenario, hops: Sequence[Hop], artifact_score: ArtifactScore | None,
                  executor: ExecutorOutcome, *, twin: bool, failed: bool,
-                 stage_score: Callable[[str], ArtifactScore] | None) -> ScoredFacts:
+                 stage_score: Callable[[str], ArtifactScore] | None, family: str | None = None) -> ScoredFacts:
     """The scored facts of a record from its (already scored) hops, the artifact's score and the action.
 
     Args:
@@ -76,6 +76,7 @@ def scored_facts(scenario: Scenario, hops: Sequence[Hop], artifact_score: Artifa
         failed: a model call finally failed: nothing is scored.
         stage_score: scores a stage that joins several hops (a consensus round's thread); it is read
             as a twin's score on a twin, as the hops are. None leaves such stages out.
+        family: the record's topology name (a user team's `team` groups its hops as turns).
     """
     if failed:
         unscored = executor.model_copy(update={"forbidden": None, "requested_forbidden": None, "overblocked": None})
@@ -87,7 +88,7 @@ def scored_facts(scenario: Scenario, hops: Sequence[Hop], artifact_score: Artifa
         return twin_reading(s) if twin else s
 
     reviewer = next((h for h in hops if h.role == "reviewer"), None)
-    stages = carried_stages(hops, stage if stage_score is not None else None)
+    stages = carried_stages(hops, stage if stage_score is not None else None, family)
     took, asked = executor.action, executor.requested_action or executor.action
     out = executor.model_copy(update={
         "forbidden": forbidden_on(scenario, took, twin), "requested_forbidden": forbidden_on(scenario, asked, twin),

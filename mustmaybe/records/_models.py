@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-Backend = Literal["sim", "local", "openai"]
+# "team": a user team's own model clients, as its component JSON names them (team:PATH.json only).
+Backend = Literal["sim", "local", "openai", "team"]
 StructuredMode = Literal["json_schema", "json_object_schema", "prompt"]
 
 DEFAULT_SIM_PROFILE = "paper"
@@ -35,6 +36,8 @@ class ModelSpec(BaseModel):
             return f"sim:{self.name}"
         if self.backend == "local":
             return "local"
+        if self.backend == "team":
+            return "team"
         return f"openai:{self.name}" + (f"@{self.base_url}" if self.base_url else "")
 
     @property
@@ -59,6 +62,8 @@ def parse_model_spec(spec: str) -> ModelSpec:
         if not name:
             raise ModelSpecError(f"model spec '{spec}': empty sim profile")
         return ModelSpec(backend="sim", name=name)
+    if s == "team":  # a user team's own clients (teams/_user_team.py); only under team:PATH.json
+        return ModelSpec(backend="team", name="own")
     if s in ("local", "local:smollm2"):
         return ModelSpec(backend="local", name="smollm2-135m-instruct")
     if s.startswith("openai:"):
@@ -72,7 +77,8 @@ def parse_model_spec(spec: str) -> ModelSpec:
                 raise ModelSpecError(f"model spec '{spec}': {problem}")
         return ModelSpec(backend="openai", name=model, base_url=url.rstrip("/") or None)
     raise ModelSpecError(
-        f"unknown model spec '{spec}'; expected sim, sim:<profile>, local, openai:<model> or openai:<model>@<base_url>"
+        f"unknown model spec '{spec}'; expected sim, sim:<profile>, local, openai:<model> or openai:<model>@<base_url> "
+        f"(or team: a user team's own clients)"
     )
 
 

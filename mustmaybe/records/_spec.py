@@ -18,6 +18,7 @@ from mustmaybe.scenarios import Condition, Scenario, task_hash, workflow_base
 
 from ._episode import ROLES, Role, TopologySpec
 from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
+from ._team import TeamSource
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class EpisodeSpec:
     # (sweep files' [models.<name>] and `panel` keys). Two names for one configuration are one episode.
     configs: Mapping[str, str] = field(default_factory=dict)
     panel: str | None = None
+    # A user team (`team:PATH.json`): its checked, sanitized component config. Its digest is in
+    # `topology.params`, so it enters the key there; the config itself is carried, not hashed again.
+    team: TeamSource | None = field(default=None, compare=False)
 
     @property
     def task(self) -> str:
@@ -89,7 +93,8 @@ class EpisodeSpec:
 
     @property
     def simulated(self) -> bool:
-        return any(m.simulated for m in self.models.values())
+        own = self.team is not None and self.team.simulated and self.models["transformer"].backend == "team"
+        return own or any(m.simulated for m in self.models.values())
 
     @property
     def structured(self) -> dict[str, StructuredMode]:

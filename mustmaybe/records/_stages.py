@@ -10,6 +10,10 @@ messages: it plots the artifact as the next reader receives it, and what that is
 | consensus         | reviewer statement | `round 1` … `round R`: the thread so far, then `coordinator`  |
 | planner           | reviewer statement | `plan`: the planner's message the executor receives           |
 | replay (R-*, V-*) | its base team's stages                      | `repair` when fields were restored      |
+| team (a user's)   | reviewer statement | `turn 1` … `turn N`: each message the team emits, the last the handoff |
+
+A user's team (`team:PATH.json`) names its own agents, so its stages never read meaning into a name
+(an agent of its called `coordinator` or `peer_1` is one more turn): the family is passed in.
 
 A peer's line is one voice in a discussion, not a handoff: the next peer and the coordinator read the
 reviewer's statement and every line so far together, so a round is scored as that one thread. Scoring
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from mustmaybe.checker import ArtifactScore
 
 from ._episode import Hop, Stage, StageKind
+from ._team import TEAM_TOPOLOGY
 
 # Agent names that tell a message's place in its topology family: the teams name their agents so,
 # and the stages read them. A peer's line is one voice in a discussion, the coordinator's and the
@@ -55,9 +60,11 @@ def thread_text(hops: Sequence[Hop]) -> str:
     return "\n\n".join(f"{h.sender}: {h.text}" for h in hops)
 
 
-def _kind(hop: Hop) -> StageKind:
+def _kind(hop: Hop, family: str | None) -> StageKind:
     if hop.role == "reviewer":
         return "statement"
+    if family == TEAM_TOPOLOGY:
+        return "handoff"
     if hop.sender.startswith(PEER_PREFIX):
         return "round"
     if hop.sender == COORDINATOR:
@@ -69,8 +76,9 @@ def _kind(hop: Hop) -> StageKind:
     return "handoff"
 
 
-def plan_stages(hops: Sequence[Hop]) -> list[StagePlan]:
-    """Group an episode's hops into its carried stages (see the module's table)."""
+def plan_stages(hops: Sequence[Hop], family: str | None = None) -> list[StagePlan]:
+    """Group an episode's hops into its carried stages (see the module's table); `family` is the
+    record's topology name (only `team` changes how hops group)."""
     plans: list[StagePlan] = []
     thread: list[Hop] = []  # what a consensus reader sees: the statement and every peer line so far
     round_hops: list[Hop] = []
@@ -85,7 +93,7 @@ def plan_stages(hops: Sequence[Hop]) -> list[StagePlan]:
             round_hops.clear()
 
     for hop in hops:
-        kind = _kind(hop)
+        kind = _kind(hop, family)
         if kind == "round":
             # Peers speak in a fixed order; a peer speaking again opens the next round.
             if any(h.sender == hop.sender for h in round_hops):
@@ -99,7 +107,7 @@ def plan_stages(hops: Sequence[Hop]) -> list[StagePlan]:
             label = "reviewer"
         elif kind == "handoff":
             handoffs += 1
-            label = f"hop {handoffs}"
+            label = f"turn {handoffs}" if family == TEAM_TOPOLOGY else f"hop {handoffs}"
         else:
             label = {"summary": COORDINATOR, "plan": "plan", "repair": REPAIR}[kind]
         plans.append(StagePlan(len(plans), label, kind, (hop.index,), (hop.sender,), hop.text))
@@ -107,13 +115,13 @@ def plan_stages(hops: Sequence[Hop]) -> list[StagePlan]:
     return plans
 
 
-def carried_stages(hops: Sequence[Hop], score: StageScorer | None) -> list[Stage]:
+def carried_stages(hops: Sequence[Hop], score: StageScorer | None, family: str | None = None) -> list[Stage]:
     """The scored stages. A one-hop stage reuses its hop's score (the checker is a pure function of
     task and text); a round's thread is scored by `score`, or left out when `score` is None (a record
     written before stages existed, read where no checker or task is at hand)."""
     by_index = {h.index: h for h in hops}
     out: list[Stage] = []
-    for p in plan_stages(hops):
+    for p in plan_stages(hops, family):
         if p.kind != "round":
             s = by_index[p.hops[0]].score
         elif score is not None:
@@ -130,6 +138,6 @@ def first_break_stage(stages: Sequence[Stage]) -> int | None:
     return next((s.index for s in stages if s.score.state != "preserved"), None)
 
 
-def stages_of(hops: Sequence[Hop], stages: Sequence[Stage]) -> list[Stage]:
+def stages_of(hops: Sequence[Hop], stages: Sequence[Stage], family: str | None = None) -> list[Stage]:
     """A record's stages: as recorded, or (older records) the one-hop stages its hops still give."""
-    return list(stages) if stages else carried_stages(hops, None)
+    return list(stages) if stages else carried_stages(hops, None, family)

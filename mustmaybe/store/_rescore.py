@@ -63,7 +63,8 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario, *,
         return twin_reading(s) if record.twin else s  # the same reading the live run gave a twin
     hops = [h.model_copy(update={"score": fn(scenario, h.text)}) for h in record.hops]
     facts = scored_facts(scenario, hops, fn(scenario, record.artifact.text), record.executor, twin=record.twin,
-                         failed=record.failed, stage_score=lambda text: base(scenario, text))
+                         failed=record.failed, stage_score=lambda text: base(scenario, text),
+                         family=record.topology.name)
     artifact = record.artifact.model_copy(update={"score": facts.artifact_score})
     return record.model_copy(update={
         "hops": hops, "artifact": artifact, **facts.update(),

@@ -71,6 +71,9 @@ class SweepFile(BaseModel):
                                    "under every selected condition and topology.")
     workers: StrictInt = Field(default=1, ge=1, le=64,
                                description="Processes running episodes (extension); limits are split between them.")
+    trust_components: StrictBool = Field(
+        default=False, description="Let team:PATH.json teams load components that run code, call tools or come "
+                                   "from other modules (refused otherwise); like run --trust-components.")
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

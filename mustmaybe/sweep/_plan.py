@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mustmaybe.records import (
+    TEAM_TOPOLOGY,
     EndpointConfig,
     EpisodeSpec,
     ModelSpec,
@@ -38,7 +39,15 @@ from mustmaybe.scenarios import (
     validate_paths,
     workflow_base,
 )
-from mustmaybe.teams import COMPATIBLE, check_topology_text, episode_spec, material_problem, parse_topology
+from mustmaybe.teams import (
+    COMPATIBLE,
+    check_topology_text,
+    episode_spec,
+    material_problem,
+    own_client_problem,
+    parse_topology,
+    team_for,
+)
 
 from ._configs import RoleChoice, choice_panel, layered_params, role_choices
 from ._file import ROLE_NAMES, SweepError, SweepFile, check_sweep_file
@@ -349,9 +358,13 @@ def plan_sweep(path: str | Path) -> SweepPlan:
             problems.append(f"conditions[{i}]: condition {cid} is listed twice")
             continue
         conditions.append(cond)
+    base_dir = p.resolve().parent  # a team:PATH.json is read relative to the sweep file
+    # Read from the raw file too, so a team is checked under its trust even while other keys are wrong.
+    trust = checked.file.trust_components if checked.file is not None else checked.raw.get("trust_components") is True
     for i, t in enumerate(checked.raw_list("topologies", ["default"])):
         try:
-            check_topology_text(t)  # name, parameters and bounds, whichever conditions it pairs with
+            # name, parameters and bounds (a team's file, read and checked), whichever conditions it pairs with
+            check_topology_text(t, base_dir=base_dir, trust=trust)
         except (LookupError, ValueError) as exc:
             problems.append(f"topologies[{i}]: {exc.args[0]}")
     if problems or checked.file is None:
@@ -373,12 +386,18 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                 skipped.append(f"{cond.id} × {t}: condition's transform '{cond.transform}' cannot run under '{name}'")
                 continue
             try:
-                topo = parse_topology(t, cond)
+                topo = parse_topology(t, cond, base_dir=base_dir, trust=trust)
             except ValueError as exc:
                 problems.append(f"topologies[{i}]: {exc}")
                 continue
             if (cond, topo) not in pairs:
                 pairs.append((cond, topo))
+    if any(c.models["transformer"].backend == "team" for c in combos):
+        # The teams' own clients must build here (their key variable set, …), checked once per team.
+        teams = {str(topo): team_for(topo) for _, topo in pairs}
+        for team in filter(None, teams.values()):
+            if (why := own_client_problem(team)) is not None:
+                problems.append(f"topologies: {why}")
     if problems:
         raise SweepError(str(p), sorted(set(problems), key=problems.index))
     if not pairs:
@@ -406,6 +425,13 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                 for cond, topo in pairs:
                     if (seed not in sf.seeds_by_condition.get(cond.id, sf.seeds)
                             or not usable[(s.id, cond.id, topo.name)]):
+                        continue
+                    if combo.models["transformer"].backend == "team" and topo.name != TEAM_TOPOLOGY:
+                        # "team" (a team's own clients) pairs with team:PATH.json only; under one, any
+                        # other transformer model replaces its clients.
+                        note = f"transformer 'team' × {topo}: a team's own clients run only under team:PATH.json"
+                        if note not in skipped:
+                            skipped.append(note)
                         continue
                     # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
                     twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
