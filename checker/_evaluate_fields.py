@@ -79,6 +79,13 @@ def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list
                        and not r.release and len(r.c.toks) >= 3)
             if not (named or unnamed):
                 continue
+            # A clause that holds or gates the forbidden action names the alternative only through an explicit
+            # alternative construction ("only the summary goes", "instead ..."); otherwise the words it shares
+            # with the fallback belong to the held action or to its condition ("don't release the batch
+            # Friday", "needs the board's resolution before any free-fare day").
+            holds = r.forb >= REF and r.forb >= r.fbs and (r.prohibit or r.stop or r.neg or r.gate)
+            if not r.alt_cue and (holds or (r.q and r.gate and r.fbs < 3.0)):
+                continue
             if not named:
                 v.unsure.setdefault("fallback",
                                     "an alternative offered while the action waits, not in the task's words")

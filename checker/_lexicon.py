@@ -267,6 +267,10 @@ ALTERNATIVE = rx(
     r"use|provide|offer|publish|post|release|run|ship|show)|(?:we|you|they) (?:only|just) (?:send|share|give|use|"
     r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is)\b"
 )
+# The waiting words among the alternative cues: they introduce an alternative only when they scope over
+# another action ("until then, share the aggregates"); on a clause that holds the action they date the hold
+# itself ("parked until then", "nothing goes out for now").
+INTERIM = rx(r"\b(?:meanwhile|in the meantime|for now|until then|till then|until that happens|interim)\b")
 # A stop that is denied: "not a blocker", "no reason to hold", "no need to wait", "nothing blocks it".
 NEGATED_STOP = rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |even |strictly )?(?:a |an )(?:blocker|"
                   r"block|hold|stop|showstopper)\b|\bnot (?:a )?blocker\b|\bno (?:blocker|hold|showstopper)\b|"

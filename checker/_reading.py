@@ -127,6 +127,9 @@ def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
     fbs = max((comp.action_support(a, c, cons) for a in comp.actions if a.kind == "fallback"),
               default=0.0)
     alt_cue = lx.ALTERNATIVE.search(w) is not None or lx.ALTERNATIVE.search(c.label) is not None
+    if alt_cue and (lx.PROHIBIT.search(wm) or lx.STOP_STATE.search(wm)) and not lx.ALTERNATIVE.search(
+            lx.INTERIM.sub(" ", w)) and not lx.ALTERNATIVE.search(c.label):
+        alt_cue = False
     fb = comp.mentions_fallback(c, cons, alt_cue)
     q = comp.mentions_prereq(c, cons)
     o = comp.authority_strength(c, cons, lv.DECIDES.search(w) is not None)

@@ -54,10 +54,17 @@ def _weigh(v: Verdicts, text: str, comb: Combiner) -> tuple[dict[str, list[Claus
         # dismisses is dismissed: both are explicit, and weights learned on prose do not overrule them.
         explicit = bool(v.slots & _SLOTS[k]) or (k == "fallback" and bool(v.fallback_rejected) and not found) or (
             k == "status" and _controlled(v))
-        if not comb.learned(k) or explicit:
+        if not comb.learned(k):
             carried[k] = found
             continue
         p = comb.probability(k, x, wording)
+        if explicit:
+            # The explicit reading stands, but it is only sure when the learned model reads the text the same
+            # way: a keyed record whose free-text lines undo its keys is where the two part.
+            carried[k] = found
+            if bool(found) != (p >= 0.5) and k != "authority":
+                unsure[k] = f"the explicit reading stands, but the combiner reads it the other way (p={p:.2f})"
+            continue
         if k != "authority":  # authority does not enter the state
             margins[k] = abs(p - 0.5)
         if abs(p - 0.5) < UNSURE_MARGIN and k in comb.rules_stand:

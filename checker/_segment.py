@@ -96,18 +96,34 @@ def _physical_lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _pairs_in(text: str, a: int = 0, b: int | None = None) -> list[tuple[str, int, int]]:
+    """The "key": "value" pairs in text[a:b] as (key, value start, value end)."""
+    out: list[tuple[str, int, int]] = []
+    for m in _JSON_PAIR.finditer(text, a, len(text) if b is None else b):
+        if m.group(1) is not None:
+            out.append((m.group(1), m.start(2), m.end(2)))
+        else:
+            out.append((m.group(3), m.start(4), m.end(4)))
+    return out
+
+
 def _json_pairs(text: str) -> list[tuple[str, int, int]] | None:
     """A one-line JSON object's "key": "value" pairs as (key, value start, value end), or None."""
     t = text.strip()
     if not t.startswith("{") or "\n" in t:
         return None
-    out: list[tuple[str, int, int]] = []
-    for m in _JSON_PAIR.finditer(text):
-        if m.group(1) is not None:
-            out.append((m.group(1), m.start(2), m.end(2)))
-        else:
-            out.append((m.group(3), m.start(4), m.end(4)))
-    return out or None
+    return _pairs_in(text) or None
+
+
+def _keyed_sentence(out: list[Sentence], text: str, key: str, a: int, b: int) -> None:
+    """One JSON pair as a sentence labelled by its key."""
+    s = Sentence(a, b, text[a:b], normalize(key))
+    for sa, sb in _sentences_in(text, a, b):
+        c = _clause(text, sa, sb, s.label, len(out))
+        if c is not None:
+            s.clauses.append(c)
+    if s.clauses:
+        out.append(s)
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -209,16 +225,17 @@ def segment(text: str) -> list[Sentence]:
     pairs = _json_pairs(text)
     if pairs is not None:
         for key, a, b in pairs:
-            s = Sentence(a, b, text[a:b], normalize(key))
-            for sa, sb in _sentences_in(text, a, b):
-                c = _clause(text, sa, sb, s.label, len(out))
-                if c is not None:
-                    s.clauses.append(c)
-            if s.clauses:
-                out.append(s)
+            _keyed_sentence(out, text, key, a, b)
         return out
     carried = ""  # a "key:" line with no value labels the list items under it
     for la, lb in _lines(text):
+        # A line of a wrapped JSON object that holds several pairs ({"unit": "3412", "go": false,): each pair is
+        # a keyed line of its own, as in a one-line object.
+        line_pairs = _pairs_in(text, la, lb)
+        if len(line_pairs) >= 2:
+            for key, a, b in line_pairs:
+                _keyed_sentence(out, text, key, a, b)
+            continue
         label = ""
         speaker = False
         start = la

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from mustmaybe.checker import _lexicon as lx
 from mustmaybe.checker import score_artifact
+from mustmaybe.checker._evaluate import evaluate
+from mustmaybe.checker._fields import compiled_for
 from mustmaybe.checker._text import normalize, prepare
 from mustmaybe.scenarios import load_library
 
@@ -24,10 +26,10 @@ def test_alternative_offered_now_is_the_fallback_without_shared_words() -> None:
     text = ("The Q3 summary does not go to Northwind until the Vendor Risk Review board approves this version. "
             "What we can do today: walk them through the published supplier highlights on a call.")
     r = score_artifact(VENDOR, text)
-    # An alternative that is not the task's own fallback is where independent coders split (the combiner,
-    # trained on their labels, leans "not the fallback"): the checker must not call the note weakened, and
-    # must either keep the field or say it overruled the rules' reading.
-    assert r.state != "deactivated", r
+    # The rules read the offer as the fallback. An alternative that is not the task's own fallback is where
+    # independent coders split, and the combiner trained on their labels may doubt it; under A.3 a fallback
+    # not retained is deactivation, so the score must either keep the field or say the field is in doubt.
+    assert evaluate(compiled_for(VENDOR), text).fallback
     assert (r.fields.fallback and r.state == "preserved") or "fallback" in r.unsure, r
 
 
