@@ -25,6 +25,7 @@ from mustmaybe.records import (
     stages_of,
     thread_text,
 )
+from mustmaybe.scenarios import wording_problem
 
 from . import _topologies as _topologies  # registers the built-in topologies
 from ._build import EpisodeTeam, build_team
@@ -34,7 +35,15 @@ from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
+from ._spec import (
+    check_topology_text,
+    check_wording,
+    episode_spec,
+    material_problem,
+    parse_topology,
+    wording_names,
+    wording_record,
+)
 from ._topologies import COMPATIBLE
 
 __all__ = [
@@ -62,6 +71,7 @@ __all__ = [
     "build_team",
     "carried_stages",
     "check_topology_text",
+    "check_wording",
     "classify_error",
     "episode_spec",
     "executor_outcome",
@@ -75,4 +85,7 @@ __all__ = [
     "thread_text",
     "topology",
     "topology_names",
+    "wording_names",
+    "wording_problem",
+    "wording_record",
 ]

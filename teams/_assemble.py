@@ -66,8 +66,9 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
     # reviewer may also see the gate's projection (trusted state, built from the canonical blocker).
     workflow = team.workflow
     projected = [p] if workflow is not None and (p := workflow.projection()) else []
-    isolation = audit(scenario, visibility["executor"], [artifact.text, *projected])
-    transformer_iso = audit(scenario, visibility["transformer"], [h.text for h in hops] + projected)
+    # The audit reads the record the reviewer actually saw: the task's text in the episode's wording.
+    isolation = audit(spec.surface, visibility["executor"], [artifact.text, *projected])
+    transformer_iso = audit(spec.surface, visibility["transformer"], [h.text for h in hops] + projected)
     if workflow is not None and workflow.note:
         errors.append(EpisodeError(where="workflow", kind="no_gate", message=workflow.note))
     if not transformer_iso.ok:
@@ -85,7 +86,7 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         duration_s=round(time.perf_counter() - team.t0, 4),
         family=cond.family, control=_control(spec), endpoints={r: spec.models[r].endpoint for r in ROLES},
         gate=workflow.record if workflow is not None else None, repair=repair,
-        replay_base=base,
+        replay_base=base, wording=spec.wording_record,
     )
 
 

@@ -136,14 +136,16 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     team_cond, team_topo = spec.team_condition, spec.team_topology
     builder = get_topology(team_topo.name).builder
     assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
-    plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
+    # The agents read the task in the episode's wording; the sidecar above scores against the task itself.
+    plan = builder(TopologyContext(spec.surface, team_cond, agents.agent, runtime, spec.wording),
+                   dict(team_topo.params))
     has_base = spec.replay is not None or spec.workflow
     team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
                    "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
                    "order": [p.name for p in plan.participants], "agents": agents.config}
     executor = AssistantAgent("executor", model_client=agents.client("executor", "executor", 0,
                                                                      decision_model_for(scenario)),
-                              system_message=prompts.render("executor"),
+                              system_message=prompts.render("executor", spec.wording),
                               model_context=SourceFilterContext(include_sources=["user"]))
     return EpisodeTeam(plan=plan, runtime=runtime, sidecar=sidecar, executor=executor, clients=agents.clients,
                        roles=agents.roles, config=team_config, started=started, t0=t0, workflow=workflow)

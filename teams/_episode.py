@@ -99,7 +99,7 @@ async def _run_team(team: EpisodeTeam, spec: EpisodeSpec, token: CancellationTok
     stopping = False
     team.runtime.start()
     try:
-        await _cancellable(lambda: team.plan.team.run(task=prompts.reviewer_task(spec.scenario, spec.twin),
+        await _cancellable(lambda: team.plan.team.run(task=prompts.reviewer_task(spec.surface, spec.twin),
                                                       cancellation_token=token), token)
     except asyncio.CancelledError:
         stopping = True
@@ -133,7 +133,7 @@ async def _run_executor(team: EpisodeTeam, spec: EpisodeSpec, artifact_text: str
     # Under W the executor gets its topology's own condition's pressure, as that condition's executor does.
     view_cond = spec.team_condition if spec.workflow else spec.condition
     projection = workflow.projection() if workflow is not None else None
-    task = prompts.executor_task(scenario, view_cond, artifact_text, control, projection)
+    task = prompts.executor_task(spec.surface, view_cond, artifact_text, control, projection)
     try:
         result = await _cancellable(lambda: team.executor.run(task=task, cancellation_token=token), token)
         raw = result.messages[-1].to_text() if result.messages else ""

@@ -33,10 +33,11 @@ AgentFactory = Callable[..., AssistantAgent]
 
 @dataclass
 class TopologyContext:
-    scenario: Scenario
+    scenario: Scenario  # the task as the agents read it (its wording's surface text)
     condition: Condition
     make_agent: AgentFactory
     runtime: Any
+    wording: str = "base"  # the prompt templates' wording variant (agents/prompts/<wording>/)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from mustmaybe.checker import ActionRule, ArtifactScore
 
@@ -142,6 +142,19 @@ class EpisodeError(BaseModel):
     endpoint: str | None = Field(default=None, description="Base URL or backend the failed call went to.")
 
 
+class WordingRecord(BaseModel):
+    """The paraphrase panel's wording variant an episode ran in (appendix G; absent: the base wording)."""
+
+    id: str = Field(description="The wording variant (p1, p2, …; `mustmaybe list wordings`).")
+    digest: str = Field(description="sha256 of both texts below together: what the episode key digests.")
+    prompts: str = Field(description="sha256 of the variant's role prompt templates (agents/prompts/<id>/).")
+    task: str = Field(description="sha256 of the task's reworded surface text (scenarios/wordings/<id>/<task>.yaml).")
+
+
+# Keys written only when set, so records of the base wording stay byte-identical to earlier ones.
+_OMIT_WHEN_NULL: tuple[str, ...] = ("wording",)
+
+
 class EpisodeRecord(BaseModel):
     """One task × condition × topology × role-models × seed realization."""
 
@@ -201,7 +214,20 @@ class EpisodeRecord(BaseModel):
     replay_base: ReplayBase | None = Field(
         default=None, description="Replay arms (R-*, V-*) only: the fixed base artifact the arm started from.")
 
+    wording: WordingRecord | None = Field(
+        default=None, description="Paraphrase panel only: the wording variant of the prompts and task text the "
+                                  "agents read; absent (not written) for the base wording.")
+
     model_config = ConfigDict(populate_by_name=True)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_additions(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if isinstance(out, dict):
+            for key in _OMIT_WHEN_NULL:
+                if out.get(key, 0) is None:
+                    del out[key]
+        return out
 
     @model_validator(mode="after")
     def _derive_missing(self) -> EpisodeRecord:
