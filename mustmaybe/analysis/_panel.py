@@ -331,9 +331,9 @@ def _section_robustness(ctx: _Ctx, rd: RiskDifferences) -> None:
 def _shift_cell(g: str) -> Cell:
     def cell(row: dict[str, object]) -> str:
         v = row.get(f"shift_{g}")
-        if v is None:
+        if not isinstance(v, int | float):
             return "–"
-        return f"{float(v):+.1f} [{fmt(row.get(f'shift_{g}_lo'))}, {fmt(row.get(f'shift_{g}_hi'))}]"
+        return f"{v:+.1f} [{fmt(row.get(f'shift_{g}_lo'))}, {fmt(row.get(f'shift_{g}_hi'))}]"
 
     return cell
 
