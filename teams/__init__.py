@@ -28,6 +28,7 @@ from mustmaybe.records import (
 from mustmaybe.scenarios import wording_problem
 
 from . import _topologies as _topologies  # registers the built-in topologies
+from . import _trajectory as _trajectory  # registers single-call
 from ._build import EpisodeTeam, build_team
 from ._context import SourceFilterContext
 from ._episode import classify_error, run_episode

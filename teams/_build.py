@@ -139,6 +139,8 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     # The agents read the task in the episode's wording; the sidecar above scores against the task itself.
     plan = builder(TopologyContext(spec.surface, team_cond, agents.agent, runtime, spec.wording),
                    dict(team_topo.params))
+    for name, role in plan.stage_roles.items():  # the sidecar scores a trajectory's stages as hops
+        agents.roles.setdefault(name, role)
     has_base = spec.replay is not None or spec.workflow
     team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
                    "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,

@@ -105,6 +105,9 @@ async def _run_team(team: EpisodeTeam, spec: EpisodeSpec, token: CancellationTok
         stopping = True
         raise
     except Exception as exc:
+        if team.plan.problems:  # every call answered, but what came back cannot be used (a trajectory's parse)
+            errors.extend(team.plan.problems)
+            return errors
         where = next((name for name, c in team.clients.items() if c.last_error is not None), "team")
         # A team wraps an agent's failure in a RuntimeError carrying the traceback text; report the
         # model call's own failure (which agent, endpoint, and why), so it reads and counts as what it is.

@@ -25,6 +25,11 @@ class TeamPlan:
     roles: dict[str, Role]
     artifact_agent: str
     participants: list[ChatAgent] = field(default_factory=list)
+    # Why the team's output cannot be used although every model call succeeded (a single-call
+    # trajectory that does not parse): filled while the team runs, and the episode then fails.
+    problems: list[Any] = field(default_factory=list)
+    # Senders that are no agent of their own but whose messages are hops (a trajectory's stages).
+    stage_roles: dict[str, Role] = field(default_factory=dict)
 
 
 # make_agent(name, role, system_message, *, include_sources, exclude_sources, last_n, hop) -> agent

@@ -39,6 +39,8 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "consensus": _HOP | {"consensus", "dissent"} | _GATE,
     "planner": frozenset({"deadline_plan", "restart"}) | _GATE,
     "replay": frozenset({"replay"}),
+    # The paper's single-call trajectories (teams/_trajectory.py): the S, C and E teams in one response.
+    "single-call": _HOP | {"consensus", "dissent", "deadline_plan", "restart"},
 }
 
 

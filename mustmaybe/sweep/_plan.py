@@ -183,6 +183,7 @@ def transformer_calls(topology: TopologySpec) -> int:
         "chain": int(p.get("hops", 3)),
         "consensus": int(p.get("peers", 3)) * int(p.get("rounds", 1)) + 1,
         "planner": 1,
+        "single-call": 1,
     }.get(topology.name, 1)
 
 
