@@ -123,7 +123,7 @@ def paraphrase_table(ep: pl.DataFrame, *, resamples: int = DEFAULT_RESAMPLES,
                 for j, (_, g) in enumerate(GAP_OUTCOMES):
                     row[f"shift_{g}"], row[f"shift_{g}_lo"], row[f"shift_{g}_hi"] = (
                         float(point[j] * 100), float(lo[j] * 100), float(hi[j] * 100))
-                if common < len(s[0]):
+                if common < max(len(s[0]), len(base[0])):
                     row["note"] = f"shift on the {common} task(s) both wordings hold"
             elif wording != BASE:
                 row["note"] = "no base-wording episodes of this contrast: no shift"
