@@ -160,3 +160,14 @@ def test_the_table_is_the_per_wording_contrast(small_panel: Path) -> None:
         assert row["note"] is None
         assert row["shift_dD"] == pytest.approx(row["dD"] - base[row["contrast"]])
         assert row["shift_dD_lo"] <= row["shift_dD"] <= row["shift_dD_hi"]
+
+
+def test_list_wordings(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    cli._EXTRA_COMMANDS.clear()
+    assert cli.main(["list", "wordings", "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) == {"base", *VARIANTS}
+    assert all(set(rows[w]["tasks"]) == set(PANEL_TASKS) for w in VARIANTS)
+    assert rows["p1"]["prompts"] == prompts.wording_digest("p1")
