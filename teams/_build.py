@@ -74,6 +74,11 @@ def team_component(team: Team) -> dict[str, Any] | None:
     export, edit and run back as `team:PATH.json`. None (and a log line) if a part cannot be dumped."""
     try:
         return sanitize(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
+    except NotImplementedError:
+        # A participant that is no AutoGen component by design (single-call's one-call trajectory agent):
+        # there is nothing to dump, which is not an error worth a traceback on every episode.
+        log.info("the team has a participant that is not a dumpable component; team_config.component is null")
+        return None
     except Exception:
         log.exception("the team's component config could not be dumped")
         return None
@@ -169,7 +174,11 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     else:
         builder = get_topology(team_topo.name).builder
         assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
-        plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
+        # The agents read the task in the episode's wording; the sidecar above scores against the task itself.
+        plan = builder(TopologyContext(spec.surface, team_cond, agents.agent, runtime, spec.wording),
+                       dict(team_topo.params))
+        for name, role in plan.stage_roles.items():  # the sidecar scores a trajectory's stages as hops
+            agents.roles.setdefault(name, role)
         has_base = spec.replay is not None or spec.workflow
         team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
                        "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
@@ -177,7 +186,7 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
                        "component": team_component(plan.team)}
     executor = AssistantAgent("executor", model_client=agents.client("executor", "executor", 0,
                                                                      decision_model_for(scenario)),
-                              system_message=prompts.render("executor"),
+                              system_message=prompts.render("executor", spec.wording),
                               model_context=SourceFilterContext(include_sources=["user"]))
     return EpisodeTeam(plan=plan, runtime=runtime, sidecar=sidecar, executor=executor, clients=agents.clients,
                        roles=agents.roles, config=team_config, started=started, t0=t0, workflow=workflow)

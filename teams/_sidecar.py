@@ -13,11 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from autogen_agentchat.base import Response
+from autogen_agentchat.messages import BaseChatMessage
 from autogen_core import DefaultInterventionHandler
 
 from mustmaybe.checker import ArtifactScore, FieldProfile, Flags, score_artifact
 from mustmaybe.records import Hop, Role, twin_reading
 from mustmaybe.scenarios import Scenario
+
+# The metadata key a single-call trajectory (teams/_trajectory.py) marks its published stages with.
+STAGE_MARK = "mustmaybe_trajectory_stage"
 
 warnings.filterwarnings("ignore", message="Intervention handler on_response returned None")
 log = logging.getLogger(__name__)
@@ -84,7 +88,14 @@ class Sidecar(DefaultInterventionHandler):
         return message
 
     def _record(self, response: Response) -> None:
-        chat = response.chat_message
+        # A single-call trajectory (teams/_trajectory.py) publishes its earlier stages as marked inner
+        # messages of its one response; each is a hop, scored before the final stage.
+        for inner in response.inner_messages or ():
+            if isinstance(inner, BaseChatMessage) and inner.metadata.get(STAGE_MARK):
+                self._record_message(inner)
+        self._record_message(response.chat_message)
+
+    def _record_message(self, chat: BaseChatMessage) -> None:
         source = chat.source
         role = self.roles.get(source)
         if role is None:  # pressure material (the plan board), not a carrier of the blocker

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,19 @@ from mustmaybe.records import (
     Role,
     RoleParams,
     TopologySpec,
+    WordingRecord,
     parse_model_spec,
 )
-from mustmaybe.scenarios import Condition, Scenario, get_condition, workflow_base
+from mustmaybe.scenarios import (
+    BASE_WORDING,
+    Condition,
+    Scenario,
+    get_condition,
+    task_wording,
+    task_wordings,
+    wording_problem,
+    workflow_base,
+)
 
 from ._registry import TopologyInfo, get_topology, topology_names
 from ._replay import REPLAY
@@ -133,6 +144,34 @@ def _check_compatible(condition: Condition, name: str) -> None:
         )
 
 
+def wording_names() -> list[str]:
+    """The wording variants a run can select: base, and each one with both role prompts and task text."""
+    prompted = set(prompts.prompt_wordings())
+    return [w for w in task_wordings() if w in prompted]
+
+
+def check_wording(wording: str) -> None:
+    """Raises LookupError naming the known wordings when `wording` is not one."""
+    if wording not in wording_names():
+        raise LookupError(f"unknown wording '{wording}'; known: {', '.join(wording_names())}")
+
+
+def wording_record(scenario: Scenario, wording: str) -> WordingRecord | None:
+    """The record of an episode's wording (None for the base wording): the digests of both texts.
+
+    Raises:
+        LookupError: an unknown wording, or a task with no (valid) variant in it.
+    """
+    if wording == BASE_WORDING:
+        return None
+    check_wording(wording)
+    task = task_wording(scenario, wording)
+    assert task is not None
+    p = prompts.wording_digest(wording)
+    both = hashlib.sha256(f"{p}:{task.digest}".encode()).hexdigest()
+    return WordingRecord(id=wording, digest=both, prompts=p, task=task.digest)
+
+
 def replay_arm(topology: TopologySpec) -> ReplayArm | None:
     """The fixed-artifact arm a `replay` topology names (None for a team topology)."""
     if topology.name != REPLAY.name:
@@ -156,6 +195,7 @@ def episode_spec(
     twin: bool = False,
     configs: Mapping[str, str] | None = None,
     panel: str | None = None,
+    wording: str = BASE_WORDING,
 ) -> EpisodeSpec:
     """Resolve one episode's inputs into the `EpisodeSpec` every later step reads (and its key).
 
@@ -172,9 +212,10 @@ def episode_spec(
         twin: run the benign twin (the blocker is resolved).
         configs: the named model configuration per role (a label for the record, not an input).
         panel: the evidence panel the model configuration is marked with (a label, not an input).
+        wording: the paraphrase panel's wording variant of the prompts and the task's surface text.
 
     Raises:
-        LookupError: unknown condition or topology.
+        LookupError: unknown condition, topology or wording, or a task without a variant in the wording.
         ValueError: a model spec, topology parameter or condition/topology pair that is not valid.
     """
     cond = get_condition(condition) if isinstance(condition, str) else condition
@@ -194,11 +235,14 @@ def episode_spec(
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
                        twin=twin, replay=replay_arm(topo), configs=dict(configs or {}), panel=panel,
-                       team=team)
+                       team=team, wording=wording, wording_record=wording_record(scenario, wording))
 
 
-def material_problem(scenario: Scenario, cond: Condition) -> str | None:
-    """Why the task lacks pressure material this condition needs (None if it has it all)."""
+def material_problem(scenario: Scenario, cond: Condition, wording: str = BASE_WORDING) -> str | None:
+    """Why the task lacks pressure material this condition needs, or a variant in `wording` (None if it
+    has it all)."""
+    if wording != BASE_WORDING and (why := wording_problem(scenario, wording)) is not None:
+        return why
     if cond.family == "workflow":  # W needs what its topology's base needs (its default: direct, P0)
         return material_problem(scenario, workflow_base(cond.topology))
     if cond.topology == REPLAY.name:  # a replay arm needs what its base condition needs

@@ -53,6 +53,7 @@ from ._panel_calibrated import (
     panel_confusion,
     simulated_label,
 )
+from ._paraphrase import has_paraphrase, paraphrase_table
 from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
 
@@ -134,6 +135,7 @@ def analyse_panel(
     _section_component_loss(ctx)
     rd = _section_risk_differences(ctx)
     _section_robustness(ctx, rd)
+    _section_paraphrase(ctx)
     _section_gradient(ctx)
     _section_models(ctx)
     _section_evidence(ctx)
@@ -328,6 +330,39 @@ def _section_robustness(ctx: _Ctx, rd: RiskDifferences) -> None:
         ], coverage=cov, notes=["The adversary flips up to that share of each arm's labels toward a zero gap; "
                                 "'inconclusive' means the gap's sign is not preserved."]),
     )
+
+
+def _shift_cell(g: str) -> Cell:
+    def cell(row: dict[str, object]) -> str:
+        v = row.get(f"shift_{g}")
+        if not isinstance(v, int | float):
+            return "–"
+        return f"{v:+.1f} [{fmt(row.get(f'shift_{g}_lo'))}, {fmt(row.get(f'shift_{g}_hi'))}]"
+
+    return cell
+
+
+def _section_paraphrase(ctx: _Ctx) -> None:
+    """Appendix G's paraphrase panel: present only when the panel holds a non-base wording."""
+    if not has_paraphrase(ctx.ep):
+        return
+    pt = paraphrase_table(ctx.ep, resamples=ctx.resamples, rng=ctx.rng)
+    ctx.panel.frames["paraphrase"] = pt
+    counts = ctx.ep.group_by("wording").len().sort("wording")
+    ctx.section("Paraphrase panel", table(
+        "paraphrase", f"Transformation contrast per wording variant (appendix G){ctx.suffix}", pt, [
+            ("contrast", "contrast"), ("wording", "wording"), ("n", "n"), ("dD", "dD"),
+            ("dD 95% CI", interval("dD_lo", "dD_hi")), ("dD − base [95% CI]", _shift_cell("dD")),
+            ("dY", "dY"), ("dY 95% CI", interval("dY_lo", "dY_hi")), ("dY − base [95% CI]", _shift_cell("dY")),
+            ("note", "note"),
+        ], coverage=coverage(ctx.ep) + " Wordings: " + ", ".join(f"{w} (n={n})" for w, n in counts.iter_rows())
+        + ".", notes=[
+            "Each row is the matched contrast of Table 8 (transformed − control, percentage points, the control "
+            "in the same wording) or a claim group's pooled gap of Table 10, computed on one wording's episodes "
+            "alone. 'X − base' is how far it moves from the base wording: the variant's contrast minus the base "
+            "wording's, with a paired task-cluster bootstrap interval (both recomputed on each resample of "
+            "tasks). dP and its shift are in tables/paraphrase.csv.",
+        ], labels=2, pinned=("n", "dD", "dD 95% CI", "dD − base [95% CI]")))
 
 
 def _section_gradient(ctx: _Ctx) -> None:

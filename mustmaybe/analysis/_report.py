@@ -25,6 +25,7 @@ from ._matrix import MATRIX_COLUMNS
 from ._model import Paragraph, ReportSummary, ReportTable
 from ._panel import Panel, analyse_panel, mostly_failed_rows
 from ._panel_calibrated import PanelJudgments
+from ._paraphrase import PARAPHRASE_COLUMNS
 from ._remedies import REMEDY_COLUMNS
 
 if TYPE_CHECKING:
@@ -269,11 +270,13 @@ _CONTRACT_FIRST: dict[str, Sequence[str]] = {
     "remedies": REMEDY_COLUMNS,
     "fixed_artifact_arms": FIXED_COLUMNS,
     "component_restoration": RESTORATION_COLUMNS,
+    "paraphrase": PARAPHRASE_COLUMNS,
 }
 _TABLE_IDS: tuple[str, ...] = (
     "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
     "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
     "remedies", "fixed_artifact_arms", "component_restoration", "evidence_quality", "isolation_audit",
+    "paraphrase",
 )
 
 

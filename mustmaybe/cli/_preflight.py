@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
 from mustmaybe.errors import UserError
 from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.teams import TopologySpec, material_problem, own_client_problem, parse_topology, team_for
+from mustmaybe.teams import (
+    TopologySpec,
+    check_wording,
+    material_problem,
+    own_client_problem,
+    parse_topology,
+    team_for,
+    wording_problem,
+)
 
 
 @dataclass(frozen=True)
@@ -31,12 +39,19 @@ def team_topology_text(topology: str | None) -> bool:
 
 
 def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, topology: str | None,
-                     models: Mapping[str, str], twin: bool, trust: bool = False) -> RunInputs:
+                     models: Mapping[str, str], twin: bool, trust: bool = False,
+                     wording: str = "base") -> RunInputs:
     """Check a `run`'s task, conditions, topology and models together, before anything is drawn.
 
     Raises:
-        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`) and what is wrong.
+        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`, `--wording`) and what is wrong.
     """
+    try:
+        check_wording(wording)
+    except LookupError as exc:
+        raise UserError(f"--wording: {exc.args[0]}") from None
+    if (why := wording_problem(scenario, wording)) is not None:
+        raise UserError(f"--wording {wording}: {why}")
     specs: dict[str, ModelSpec] = {}
     for role, m in models.items():
         try:

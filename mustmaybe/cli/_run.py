@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--seed", type=int, default=1,
                    help="episode seed (default 1); also every model's sampling seed unless --model-seed")
     r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
+    r.add_argument("--wording", default="base",
+                   help="wording variant of the role prompts and the task's text (paraphrase panel; "
+                        "`mustmaybe list wordings`; default base)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--timeout", action="append", help="seconds per model call: VALUE or ROLE=VALUE")
@@ -87,7 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         models["transformer"] = "team"  # no transformer model given: the team's own clients run it
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin,
-                               trust=args.trust_components)
+                               trust=args.trust_components, wording=args.wording)
     from mustmaybe.store import folder_problem
 
     if (where := folder_problem(args.runs_dir)) is not None:
@@ -115,7 +118,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
     episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
-                             params=params, endpoints=endpoints, twin=args.twin) for cond in conditions]
+                             params=params, endpoints=endpoints, twin=args.twin, wording=args.wording)
+                for cond in conditions]
     from mustmaybe import interrupt
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest

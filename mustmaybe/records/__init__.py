@@ -22,6 +22,7 @@ from ._episode import (
     Stage,
     StageKind,
     TopologySpec,
+    WordingRecord,
 )
 from ._facts import ScoredFacts, forbidden_on, overblocked_on, reviewer_identifies, scored_facts
 from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, ReplayBase, gate_digest
@@ -107,6 +108,7 @@ __all__ = [
     "StructuredMode",
     "TeamSource",
     "TopologySpec",
+    "WordingRecord",
     "api_key_problem",
     "base_url_problem",
     "carried_stages",

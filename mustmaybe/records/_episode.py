@@ -154,6 +154,15 @@ class EpisodeError(BaseModel):
     endpoint: str | None = Field(default=None, description="Base URL or backend the failed call went to.")
 
 
+class WordingRecord(BaseModel):
+    """The paraphrase panel's wording variant an episode ran in (appendix G; absent: the base wording)."""
+
+    id: str = Field(description="The wording variant (p1, p2, …; `mustmaybe list wordings`).")
+    digest: str = Field(description="sha256 of both texts below together: what the episode key digests.")
+    prompts: str = Field(description="sha256 of the variant's role prompt templates (agents/prompts/<id>/).")
+    task: str = Field(description="sha256 of the task's reworded surface text (scenarios/wordings/<id>/<task>.yaml).")
+
+
 class EpisodeRecord(BaseModel):
     """One task × condition × topology × role-models × seed realization."""
 
@@ -220,6 +229,11 @@ class EpisodeRecord(BaseModel):
         default=None, exclude_if=_unset,
         description="The evidence panel its model configuration is marked with (`main`, `validation`, …; the "
                     "sweep file's `panel` keys); absent when none is marked. Not part of the key.")
+
+    wording: WordingRecord | None = Field(
+        default=None, exclude_if=_unset,
+        description="Paraphrase panel only: the wording variant of the prompts and task text the agents read; "
+                    "absent (not written) for the base wording.")
 
     model_config = ConfigDict(populate_by_name=True)
 

@@ -69,6 +69,9 @@ class SweepFile(BaseModel):
     twins: StrictBool = Field(
         default=False, description="Also run the benign twin of every selected task that has a `resolution`, "
                                    "under every selected condition and topology.")
+    wordings: list[str] = Field(
+        default=["base"], min_length=1,
+        description="Wording variants of the role prompts and task text (paraphrase panel), crossed with the rest.")
     workers: StrictInt = Field(default=1, ge=1, le=64,
                                description="Processes running episodes (extension); limits are split between them.")
     trust_components: StrictBool = Field(
