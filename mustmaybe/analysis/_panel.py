@@ -376,7 +376,11 @@ def _section_robustness(ctx: _Ctx, rd: RiskDifferences) -> None:
                   ("dP", _range("dP")), ("dD", _range("dD")), ("dY", _range("dY")), ("note", "note"),
               ], coverage=cov, notes=["Pooled gap of a group: its conditions' matched differences weighted by "
                                       "matched n. 'main' pools the static, summary, plan and convergence "
-                                      "families; 'compression' the G-series."]),
+                                      "families; 'compression' the G-series.",
+                                      "balanced weighting: the range of the pooled gap over weightings that give "
+                                      "every slice of one kind (matched contrast, model configuration, domain; "
+                                      "those with two or more slices, named in the note) equal weight. strict "
+                                      "compression arms: G1-G4 under their own topologies (Table 13) against G0."]),
         table("label_flip", f"Worst-case label-flip stress (Table 11){ctx.suffix}", lf, [
             ("group", "group"), ("gap", "gap"), ("n", "n"), ("value (pp)", "value"),
             *((f"{lv}% flips", f"flip_{lv}") for lv in FLIP_LEVELS),
