@@ -20,12 +20,14 @@ from ._contrasts import RD_COLUMNS
 from ._fixed_artifacts import FIXED_COLUMNS, RESTORATION_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
+from ._ledger import LEDGER_COLUMNS
 from ._markdown import render_markdown, table_markdown
 from ._matrix import MATRIX_COLUMNS
 from ._model import Paragraph, ReportSummary, ReportTable
 from ._panel import Panel, analyse_panel, mostly_failed_rows
 from ._panel_calibrated import PanelJudgments
 from ._paraphrase import PARAPHRASE_COLUMNS
+from ._penalized import LOGISTIC_COLUMNS
 from ._remedies import REMEDY_COLUMNS
 
 if TYPE_CHECKING:
@@ -271,12 +273,14 @@ _CONTRACT_FIRST: dict[str, Sequence[str]] = {
     "fixed_artifact_arms": FIXED_COLUMNS,
     "component_restoration": RESTORATION_COLUMNS,
     "paraphrase": PARAPHRASE_COLUMNS,
+    "penalized_logistic": LOGISTIC_COLUMNS,
+    "evidence_ledger": LEDGER_COLUMNS,
 }
 _TABLE_IDS: tuple[str, ...] = (
     "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
     "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
     "remedies", "fixed_artifact_arms", "component_restoration", "evidence_quality", "isolation_audit",
-    "paraphrase",
+    "paraphrase", "penalized_logistic", "evidence_ledger", "judge_gap", "judge_agreement",
 )
 
 
