@@ -37,11 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--json", action="store_true", help="print a JSON summary")
     r.set_defaults(func=cmd_rescore)
 
-    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv or jsonl")
+    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv, jsonl or Inspect logs")
     e.add_argument("run", type=Path, help="run folder")
-    e.add_argument("--format", choices=["parquet", "csv", "jsonl"], default="jsonl", help="default: jsonl")
+    e.add_argument("--format", choices=["parquet", "csv", "jsonl", "inspect"], default="jsonl",
+                   help="default: jsonl; inspect: Inspect AI eval logs for `inspect view` (extra 'inspect')")
     e.add_argument("--out", type=Path, default=None,
-                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/)")
+                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/); "
+                        "inspect: a folder (default: RUN/export/inspect/)")
     e.set_defaults(func=cmd_export)
 
     w = sub.add_parser("watch", help="follow a sweep in progress from another terminal")
