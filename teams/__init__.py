@@ -36,6 +36,7 @@ from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_
 from ._sidecar import Sidecar
 from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
 from ._topologies import COMPATIBLE
+from ._tracing import episode_span, note_outcome, store_span
 
 __all__ = [
     "COMPATIBLE",
@@ -63,15 +64,18 @@ __all__ = [
     "carried_stages",
     "check_topology_text",
     "classify_error",
+    "episode_span",
     "episode_spec",
     "executor_outcome",
     "first_break_stage",
     "get_topology",
     "material_problem",
+    "note_outcome",
     "parse_topology",
     "plan_stages",
     "run_episode",
     "stages_of",
+    "store_span",
     "thread_text",
     "topology",
     "topology_names",

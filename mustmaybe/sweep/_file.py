@@ -62,6 +62,9 @@ class SweepFile(BaseModel):
                                    "under every selected condition and topology.")
     workers: StrictInt = Field(default=1, ge=1, le=64,
                                description="Processes running episodes (extension); limits are split between them.")
+    trace: StrictBool = Field(
+        default=False, description="Export OpenTelemetry spans (as `--trace`): OTLP when OTEL_EXPORTER_OTLP_ENDPOINT "
+                                   "is set, else RUN/traces.jsonl. An execution setting: not part of the digest.")
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

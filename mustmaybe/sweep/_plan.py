@@ -159,6 +159,7 @@ class SweepPlan:
             "endpoints": [e.model_dump(mode="json") for e in self.endpoints.values()],
             "max_in_flight": self.max_in_flight,
             "workers": self.workers,
+            "trace": f.trace,
             "episodes": len(self.episodes),
             "calls_by_endpoint": dict(self.calls_by_endpoint),
             "skipped": list(self.skipped),
