@@ -47,6 +47,7 @@ from ._spec import (
     wording_record,
 )
 from ._topologies import COMPATIBLE
+from ._tracing import episode_span, note_outcome, store_span
 from ._user_build import ClientSlot, own_client_problem
 from ._user_team import load_team_file, team_for
 
@@ -78,6 +79,7 @@ __all__ = [
     "check_topology_text",
     "check_wording",
     "classify_error",
+    "episode_span",
     "episode_spec",
     "executor_outcome",
     "export_topology",
@@ -85,11 +87,13 @@ __all__ = [
     "get_topology",
     "load_team_file",
     "material_problem",
+    "note_outcome",
     "own_client_problem",
     "parse_topology",
     "plan_stages",
     "run_episode",
     "stages_of",
+    "store_span",
     "team_for",
     "thread_text",
     "topology",

@@ -17,6 +17,7 @@ from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import Team
 from autogen_core import SingleThreadedAgentRuntime
 
+from mustmaybe import tracing
 from mustmaybe.agents import (
     CallSharing,
     ClientContext,
@@ -165,7 +166,9 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     agents = _Agents(spec, sharing, workflow)
     sidecar = Sidecar(scenario, agents.roles, on_hop, twin=spec.twin,
                       on_review=workflow.observe_review if workflow is not None else None)
-    runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
+    # While tracing is on, the runtime's own spans go to the session's provider; off, None (AutoGen's default).
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False,
+                                         tracer_provider=tracing.tracer_provider())
     team_cond, team_topo = spec.team_condition, spec.team_topology
     if spec.team is not None:  # a user's team: our reviewer, then theirs (teams/_user_build.py)
         plan = build_user_team(spec, agents.agent, lambda role, name, hop: agents.client(role, name, hop, None),

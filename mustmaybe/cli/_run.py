@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from datetime import UTC, datetime
@@ -55,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>")
     r.add_argument("--json", action="store_true", help="print the episode record (contract JSON) instead")
     r.add_argument("--runs-dir", default="runs", help="where the run folder is written (default: runs/)")
+    r.add_argument("--trace", action="store_true",
+                   help="export OpenTelemetry spans: OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else "
+                        "RUN/traces.jsonl (docs/traces.md)")
     r.set_defaults(func=cmd_run)
 
 
@@ -110,6 +114,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in specs.values() if s.backend == "openai"
     }
     check_run_keys(endpoints)
+    if args.trace:
+        from mustmaybe.tracing import check_tracing
+
+        check_tracing()  # a missing extra: one line, before any model call
     if defaulted:
         # Never a silent default: the condition decides what the episode measures. Said once every input is
         # checked, so a refused run stays one line naming what is wrong.
@@ -120,17 +128,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
                              params=params, endpoints=endpoints, twin=args.twin, wording=args.wording)
                 for cond in conditions]
-    from mustmaybe import interrupt
+    from mustmaybe import interrupt, tracing
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
-    try:
-        interrupt.run(_run_all(episodes, live=not args.json, records=records,
-                               instrument=None if instrument.is_rules else instrument))
-    except interrupt.Interrupted as stop:
-        return _stopped(args, scenario, records, stop.exit_code)
-    except ValueError as exc:  # missing pressure material, backend configuration
-        raise UserError(str(exc)) from None
-    run_dir = _write_run(args, scenario, records)
+    # With --trace the folder is named now, so the spans can go into it while the episodes run.
+    run_dir = _run_dir(args, scenario, [c.id for c in conditions], args.twin) if args.trace else None
+    secret = os.environ.get(args.api_key_env, "") if args.api_key_env else ""
+    root = {"mustmaybe.task": scenario.id, "mustmaybe.conditions": [c.id for c in conditions],
+            "mustmaybe.run_dir": str(run_dir)}
+    with tracing.traced(run_dir, "mustmaybe.run", root, secrets=[secret]):
+        try:
+            interrupt.run(_run_all(episodes, live=not args.json, records=records,
+                                   instrument=None if instrument.is_rules else instrument))
+        except interrupt.Interrupted as stop:
+            return _stopped(args, scenario, records, stop.exit_code, run_dir)
+        except ValueError as exc:  # missing pressure material, backend configuration
+            raise UserError(str(exc)) from None
+        run_dir = _write_run(args, scenario, records, run_dir)
+        where = tracing.destination()
+    if where is not None:
+        sys.stderr.write(f"traces: {where}\n")
     if args.json:
         out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
         print(json.dumps(out, indent=2))
@@ -162,10 +179,13 @@ def _failed_exit(records: list[Any], run_dir: Path) -> int:
     return 1
 
 
-def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: int) -> int:
+def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: int,
+             run_dir: Path | None = None) -> int:
     """Ctrl-C (or SIGTERM): keep the episodes that finished, say where, exit 130 (143)."""
     if records:
-        msg = f"stopped: {len(records)} finished episode(s) kept in {_write_run(args, scenario, records)}"
+        msg = f"stopped: {len(records)} finished episode(s) kept in {_write_run(args, scenario, records, run_dir)}"
+    elif run_dir is not None:
+        msg = f"stopped before any episode finished; nothing was stored (the traces go to {run_dir})"
     else:
         msg = "stopped before any episode finished; nothing was written"
     sys.stderr.write(msg + "\n")
@@ -174,13 +194,15 @@ def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: 
 
 async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[EpisodeRecord],
                    instrument: Instrument | None = None) -> None:
-    from mustmaybe.teams import build_team, run_episode
+    from mustmaybe.teams import build_team, episode_span, note_outcome, run_episode
 
     try:
         for spec in episodes:
-            rec = await (_run_live(spec) if live else run_episode(build_team(spec), spec))
-            if instrument is not None:  # the stored scores are the instrument's; the live view showed the rules'
-                rec = await instrument.score_record(rec, spec.scenario)
+            with episode_span(spec) as span:  # a no-op unless --trace
+                rec = await (_run_live(spec) if live else run_episode(build_team(spec), spec))
+                if instrument is not None:  # the stored scores are the instrument's; the live view showed the rules'
+                    rec = await instrument.score_record(rec, spec.scenario)
+                note_outcome(span, rec)
             records.append(rec)
     finally:
         if instrument is not None:
@@ -232,15 +254,23 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     return rec
 
 
-def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> Path:
-    from mustmaybe.store import write_single_run
-
+def _run_dir(args: argparse.Namespace, scenario: Any, conditions: list[str], twin: bool) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
-    label = "-".join(r.condition for r in records) + ("-twin" if any(r.twin for r in records) else "")
-    run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
-    write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
-                     api_key_env=args.api_key_env)
+    label = "-".join(conditions) + ("-twin" if twin else "")
+    return Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
+
+
+def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any], run_dir: Path | None = None) -> Path:
+    from mustmaybe import tracing
+    from mustmaybe.store import write_single_run
+    from mustmaybe.teams import store_span
+
+    if run_dir is None:
+        run_dir = _run_dir(args, scenario, [r.condition for r in records], any(r.twin for r in records))
+    with store_span(episodes=len(records)):
+        write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
+                         api_key_env=args.api_key_env, trace=tracing.destination())
     return run_dir
 
 
@@ -254,4 +284,6 @@ def _argv_tail(args: argparse.Namespace) -> list[str]:
         out.append("--trust-components")
     for m in args.model or []:
         out += ["--model", m]
+    if args.trace:
+        out.append("--trace")
     return out

@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     s.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
     s.add_argument("--runs-dir", type=Path, default=Path("runs"), help="parent of new run folders (default: runs/)")
+    s.add_argument("--trace", action="store_true",
+                   help="export OpenTelemetry spans (also `trace = true` in the file): OTLP when "
+                        "OTEL_EXPORTER_OTLP_ENDPOINT is set, else RUN/traces.jsonl (docs/traces.md)")
     s.set_defaults(func=cmd_sweep)
 
     r = sub.add_parser("rescore", help="re-score a run's stored messages with an instrument (no episode re-runs)")
@@ -37,11 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--json", action="store_true", help="print a JSON summary")
     r.set_defaults(func=cmd_rescore)
 
-    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv or jsonl")
+    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv, jsonl or Inspect logs")
     e.add_argument("run", type=Path, help="run folder")
-    e.add_argument("--format", choices=["parquet", "csv", "jsonl"], default="jsonl", help="default: jsonl")
+    e.add_argument("--format", choices=["parquet", "csv", "jsonl", "inspect"], default="jsonl",
+                   help="default: jsonl; inspect: Inspect AI eval logs for `inspect view` (extra 'inspect')")
     e.add_argument("--out", type=Path, default=None,
-                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/)")
+                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/); "
+                        "inspect: a folder (default: RUN/export/inspect/)")
     e.set_defaults(func=cmd_export)
 
     w = sub.add_parser("watch", help="follow a sweep in progress from another terminal")
@@ -79,6 +84,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
     if key_problems:  # before the first episode: otherwise every episode would fail on the same missing key
         raise SweepError(str(plan.path), key_problems)
+    trace = args.trace or plan.file.trace
+    if trace:
+        from mustmaybe.tracing import check_tracing
+
+        check_tracing()  # a missing extra: one line, before any model call
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR: the run folder to continue")
     from mustmaybe.store import folder_problem
@@ -87,7 +97,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if (where := folder_problem(target)) is not None:  # before any model call, never a traceback after
         raise UserError(f"{flag} {target}: {where}")
     opts = SweepOptions(out=args.out, resume=args.resume, use_cache=not args.no_cache, json=args.json,
-                        runs_dir=args.runs_dir)
+                        runs_dir=args.runs_dir, trace=trace)
     code, summary = execute_sweep(plan, opts)
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -98,6 +108,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"[bold]{summary['status']}[/bold]: {summary['done']:,}/{summary['episodes']:,} episodes scored in "
             f"{summary['run']} ({summary.get('parse_errors', 0)} parse errors, {summary['with_errors']} with "
             f"recorded errors{failed})")
+        if summary.get("trace"):
+            _console(stderr=True).print(f"traces: {summary['trace']}", soft_wrap=True, markup=False)
     return code
 
 

@@ -69,7 +69,11 @@ _TRACING_ENV = "AUTOGEN_DISABLE_RUNTIME_TRACING"
 def _no_tracer_provider() -> bool:
     from opentelemetry import trace
 
-    return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    from mustmaybe import tracing
+
+    provider = trace.get_tracer_provider()
+    # mustmaybe's own provider with no trace session open records nothing: as good as none.
+    return isinstance(provider, trace.ProxyTracerProvider) or tracing.idle_provider(provider)
 
 
 class _Terminated(Exception):

@@ -77,6 +77,9 @@ class SweepFile(BaseModel):
     trust_components: StrictBool = Field(
         default=False, description="Let team:PATH.json teams load components that run code, call tools or come "
                                    "from other modules (refused otherwise); like run --trust-components.")
+    trace: StrictBool = Field(
+        default=False, description="Export OpenTelemetry spans (as `--trace`): OTLP when OTEL_EXPORTER_OTLP_ENDPOINT "
+                                   "is set, else RUN/traces.jsonl. An execution setting: not part of the digest.")
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

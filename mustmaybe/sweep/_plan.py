@@ -173,6 +173,7 @@ class SweepPlan:
                                       for e in f.endpoints]} if any(e.panel or e.params for e in f.endpoints) else {}),
             "max_in_flight": self.max_in_flight,
             "workers": self.workers,
+            "trace": f.trace,
             "episodes": len(self.episodes),
             "calls_by_endpoint": dict(self.calls_by_endpoint),
             "skipped": list(self.skipped),

@@ -46,6 +46,7 @@ class SweepOptions:
     json: bool = False
     runs_dir: Path = Path("runs")
     refresh_s: float = 0.5
+    trace: bool = False  # --trace, or `trace = true` in the sweep file (cmd_sweep folds the two)
 
 
 def now() -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from mustmaybe.agents import CallSharing, ResponseCache
 from mustmaybe.judges import JUDGMENTS_FILE, resolve_instrument
-from mustmaybe.teams import build_team, classify_error, run_episode
+from mustmaybe.teams import build_team, classify_error, episode_span, note_outcome, run_episode, store_span
 
 from ._plan import PlannedEpisode, SweepPlan
 from ._tally import Tally
@@ -51,25 +51,31 @@ class SweepRunner:
     async def run_one(self, ep: PlannedEpisode) -> None:
         """Run one episode and store it; an exception is stored as a failure, never raised."""
         self.tally.episode_started()
-        try:
-            team = build_team(ep.spec, sharing=self.sharing)
-            record = await run_episode(team, ep.spec)
-            if self.instrument is not None:
-                record = await self.instrument.score_record(record, ep.scenario)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            kind = classify_error(exc)
-            message = f"{type(exc).__name__}: {exc}"[:1000]
-            log.warning("episode %s (%s %s seed %s) raised: %s", ep.key[:12], ep.scenario.id, ep.condition.id,
-                        ep.seed, message)
-            self.store.put_failure(ep.key, task=ep.scenario.id, condition=ep.condition.id, topology=str(ep.topology),
-                                   seed=ep.seed, models=dict(ep.models), kind=kind, message=message,
-                                   session=self.session)
-            self.tally.add_failure(kind)
-            return
-        retries = team.retries()
-        self.store.put_episode(record, retries=retries, session=self.session, replace=record.key in self.replace)
+        with episode_span(ep.spec) as span:  # a no-op unless tracing is on
+            try:
+                team = build_team(ep.spec, sharing=self.sharing)
+                record = await run_episode(team, ep.spec)
+                if self.instrument is not None:
+                    record = await self.instrument.score_record(record, ep.scenario)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                kind = classify_error(exc)
+                message = f"{type(exc).__name__}: {exc}"[:1000]
+                log.warning("episode %s (%s %s seed %s) raised: %s", ep.key[:12], ep.scenario.id, ep.condition.id,
+                            ep.seed, message)
+                span.set_attribute("error.type", kind)
+                with store_span(ep.key):
+                    self.store.put_failure(ep.key, task=ep.scenario.id, condition=ep.condition.id,
+                                           topology=str(ep.topology), seed=ep.seed, models=dict(ep.models), kind=kind,
+                                           message=message, session=self.session)
+                self.tally.add_failure(kind)
+                return
+            note_outcome(span, record)
+            retries = team.retries()
+            with store_span(record.key):
+                self.store.put_episode(record, retries=retries, session=self.session,
+                                       replace=record.key in self.replace)
         self.tally.add_record(record, retries)
 
     def stop(self, reason: str = "stopped") -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.console import Console
 
-from mustmaybe import interrupt
+from mustmaybe import interrupt, tracing
 from mustmaybe.store import (
     RUN_SCHEMA,
     RunStore,
@@ -67,8 +67,13 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
         # Read again under the lock: the manifest as the last writer left it.
         manifest = check_resume(plan, opts.out)[1] if opts.resume else {}
         store = RunStore(run_dir, secrets=secrets)
+        root = {"mustmaybe.sweep.name": plan.name, "mustmaybe.run_dir": str(run_dir),
+                "mustmaybe.episodes": len(plan.episodes), "mustmaybe.simulated": plan.simulated}
         try:
-            return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
+            # Traces (--trace, `trace = true`): a root span over the whole session; off, nothing at all.
+            with tracing.traced(run_dir if opts.trace or plan.file.trace else None, "mustmaybe.sweep", root,
+                                secrets=secrets):
+                return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
         finally:
             store.close()
 
@@ -83,6 +88,8 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     cache_path = plan.cache_path or (run_dir / "cache.sqlite")
     session_n = len(manifest.get("sessions", [])) + 1
     session = session_record(session_n, opts.resume, len(todo), checker_version)
+    if tracing.enabled():
+        session["trace"] = tracing.destination()
 
     if not opts.resume:
         store.put_tasks(plan.scenarios.values())
@@ -164,6 +171,8 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
             exit_code = 0 if ok else 1
         tally.status = status
         summary = {"run": str(run_dir), **tally.summary(), **stored_now}
+        if tracing.enabled():
+            summary["trace"] = tracing.destination()
         if errors:
             summary["worker_errors"] = errors
         counts = {k: summary[k] for k in ("episodes", "done", "failed", "with_errors", "infra_errors", "parse_errors")}
