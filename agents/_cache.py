@@ -130,7 +130,7 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
     """The fixed key fields of one agent's client: backend, model, URL and generation parameters.
 
     The structured-output mode is part of the key because it changes what the server is asked
-    (a schema-constrained answer and a prompted one differ).
+    (a schema-constrained answer and a prompted one differ); a substrate other than AutoGen is too.
     """
     seed = ctx.model_seed
     mode: str
@@ -138,7 +138,7 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
         mode = ctx.endpoint.structured_output if ctx.endpoint is not None else "json_schema"
     else:
         mode = "grammar" if spec.backend == "local" else "none"
-    return {
+    fields: dict[str, Any] = {
         "backend": spec.backend,
         "model": spec.name,
         "base_url": spec.endpoint,
@@ -147,6 +147,11 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
         "seed": seed,
         "structured_mode": mode,
     }
+    if ctx.substrate != "autogen":
+        # Another substrate's episodes are their own realizations: a LangGraph call that sends what an
+        # AutoGen call sent is asked again, not answered with AutoGen's answer (AutoGen keys unchanged).
+        fields["substrate"] = ctx.substrate
+    return fields
 
 
 class CachingClient(DelegatingClient):

@@ -85,7 +85,7 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         duration_s=round(time.perf_counter() - team.t0, 4),
         family=cond.family, control=_control(spec), endpoints={r: spec.models[r].endpoint for r in ROLES},
         gate=workflow.record if workflow is not None else None, repair=repair,
-        replay_base=base,
+        replay_base=base, substrate=spec.substrate,
     )
 
 

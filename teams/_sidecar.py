@@ -85,11 +85,14 @@ class Sidecar(DefaultInterventionHandler):
 
     def _record(self, response: Response) -> None:
         chat = response.chat_message
-        source = chat.source
+        self.observe(chat.source, chat.to_text())
+
+    def observe(self, source: str, text: str) -> None:
+        """Score one transmitted message from agent `source`: the AutoGen handler above and the LangGraph
+        nodes (teams/_langgraph.py, before they hand the message on) both come through here."""
         role = self.roles.get(source)
         if role is None:  # pressure material (the plan board), not a carrier of the blocker
             return
-        text = chat.to_text()
         score = safe_score(self.scenario, text, self.errors)
         hop = Hop(index=len(self.hops), role=role, sender=source, text=text,
                   score=twin_reading(score) if self.twin else score)

@@ -14,8 +14,11 @@ from mustmaybe.records import (
     ReplayArm,
     Role,
     RoleParams,
+    Substrate,
+    SubstrateError,
     TopologySpec,
     parse_model_spec,
+    parse_substrate,
 )
 from mustmaybe.scenarios import Condition, Scenario, get_condition, workflow_base
 
@@ -134,6 +137,7 @@ def episode_spec(
     params: Mapping[str, RoleParams] | None = None,
     endpoints: Mapping[str, EndpointConfig] | None = None,
     twin: bool = False,
+    substrate: Substrate | str = "autogen",
 ) -> EpisodeSpec:
     """Resolve one episode's inputs into the `EpisodeSpec` every later step reads (and its key).
 
@@ -148,10 +152,12 @@ def episode_spec(
         params: generation parameters per role.
         endpoints: limits and structured-output mode per OpenAI-compatible base URL.
         twin: run the benign twin (the blocker is resolved).
+        substrate: the framework that runs the team and the executor (`autogen`, `langgraph`).
 
     Raises:
         LookupError: unknown condition or topology.
-        ValueError: a model spec, topology parameter or condition/topology pair that is not valid.
+        ValueError: a model spec, topology parameter or condition/topology pair that is not valid, or a
+            substrate that is unknown or cannot run the topology (`SubstrateError`).
     """
     cond = get_condition(condition) if isinstance(condition, str) else condition
     twin = twin or cond.family == "twin"
@@ -162,9 +168,26 @@ def episode_spec(
     eps = endpoints or {}
     role_endpoints = {r: e for r in ROLES
                       if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None}
+    replay = replay_arm(topo)
+    sub = parse_substrate(substrate) if isinstance(substrate, str) else substrate
+    check_substrate(sub, replay.base_topology if replay is not None else topo)
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
-                       twin=twin, replay=replay_arm(topo))
+                       twin=twin, replay=replay, substrate=sub)
+
+
+def check_substrate(substrate: Substrate, team_topology: TopologySpec) -> None:
+    """Whether `substrate` can run a team of `team_topology` (AutoGen runs every registered one).
+
+    Raises:
+        SubstrateError: one line naming the topology and those the substrate runs.
+    """
+    if substrate == "langgraph":
+        from ._langgraph_layouts import LANGGRAPH_TOPOLOGIES
+
+        if team_topology.name not in LANGGRAPH_TOPOLOGIES:
+            raise SubstrateError(f"topology '{team_topology.name}' does not run on substrate langgraph; it runs: "
+                                 f"{', '.join(LANGGRAPH_TOPOLOGIES)} (and replay arms over them)")
 
 
 def material_problem(scenario: Scenario, cond: Condition) -> str | None:

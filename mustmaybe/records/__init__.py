@@ -54,17 +54,20 @@ from ._stages import (
     stages_of,
     thread_text,
 )
+from ._substrate import DEFAULT_SUBSTRATE, SUBSTRATES, Substrate, SubstrateError, parse_substrate, substrate_problem
 from ._twin import twin_reading
 
 __all__ = [
     "COORDINATOR",
     "DEFAULT_OPENAI_BASE_URL",
     "DEFAULT_SIM_PROFILE",
+    "DEFAULT_SUBSTRATE",
     "PEER_PREFIX",
     "PLANNER",
     "REPAIR",
     "REVIEWER",
     "ROLES",
+    "SUBSTRATES",
     "ActionRule",
     "ActionScore",
     "ArtifactRecord",
@@ -101,6 +104,8 @@ __all__ = [
     "StageScorer",
     "State",
     "StructuredMode",
+    "Substrate",
+    "SubstrateError",
     "TopologySpec",
     "api_key_problem",
     "base_url_problem",
@@ -110,10 +115,12 @@ __all__ = [
     "gate_digest",
     "overblocked_on",
     "parse_model_spec",
+    "parse_substrate",
     "plan_stages",
     "reviewer_identifies",
     "scored_facts",
     "stages_of",
+    "substrate_problem",
     "thread_text",
     "twin_reading",
 ]

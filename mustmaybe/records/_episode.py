@@ -8,11 +8,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from mustmaybe.checker import ActionRule, ArtifactScore
 
 from ._gate import GateRecord, Receipt, RepairRecord, ReplayBase
+from ._substrate import DEFAULT_SUBSTRATE, Substrate
 
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
@@ -200,8 +201,21 @@ class EpisodeRecord(BaseModel):
     repair: RepairRecord | None = Field(default=None, description="R-* only: what the repair inserted.")
     replay_base: ReplayBase | None = Field(
         default=None, description="Replay arms (R-*, V-*) only: the fixed base artifact the arm started from.")
+    substrate: Substrate = Field(
+        default=DEFAULT_SUBSTRATE, description="The workflow substrate that ran the team and the executor "
+                                               "(autogen | langgraph; docs/substrates.md). Written only when it "
+                                               "is not autogen, so AutoGen records stay as they were.")
 
     model_config = ConfigDict(populate_by_name=True)
+
+    @model_serializer(mode="wrap")
+    def _omit_default_substrate(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # The default substrate is left out of the dump (JSON, the store, export): a record of an AutoGen
+        # episode is byte-identical to one written before substrates existed.
+        data: dict[str, Any] = handler(self)
+        if data.get("substrate") == DEFAULT_SUBSTRATE:
+            del data["substrate"]
+        return data
 
     @model_validator(mode="after")
     def _derive_missing(self) -> EpisodeRecord:

@@ -18,6 +18,7 @@ from mustmaybe.scenarios import Condition, Scenario, task_hash, workflow_base
 
 from ._episode import ROLES, Role, TopologySpec
 from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
+from ._substrate import DEFAULT_SUBSTRATE, Substrate
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class ReplayArm:
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """task × condition × topology × role-models × seed, resolved (plus what changes outputs).
+    """task × condition × topology × role-models × seed (× substrate), resolved (plus what changes outputs).
 
     `key` is the sha256 of the canonical JSON of exactly the inputs (`inputs()`): same inputs,
     same key, in any process. The scenario, condition and endpoint objects are carried so no
@@ -51,6 +52,7 @@ class EpisodeSpec:
     endpoints: Mapping[Role, EndpointConfig] = field(default_factory=dict)
     twin: bool = False
     replay: ReplayArm | None = None
+    substrate: Substrate = DEFAULT_SUBSTRATE  # the framework that runs the team and the executor
 
     @property
     def task(self) -> str:
@@ -102,6 +104,8 @@ class EpisodeSpec:
             "topology": self.topology.model_dump(mode="json"), "seed": self.seed, "models": self.model_names,
             "params": {r: self.params[r].model_dump(mode="json") for r in ROLES},
             "structured": self.structured, "twin": self.twin,
+            # Only a non-default substrate enters the key, so every AutoGen episode keeps the key it had.
+            **({"substrate": self.substrate} if self.substrate != DEFAULT_SUBSTRATE else {}),
         }
 
     @cached_property
