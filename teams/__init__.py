@@ -34,7 +34,7 @@ from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
+from ._spec import check_substrate, check_topology_text, episode_spec, material_problem, parse_topology
 from ._topologies import COMPATIBLE
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "TopologySpec",
     "build_team",
     "carried_stages",
+    "check_substrate",
     "check_topology_text",
     "classify_error",
     "episode_spec",

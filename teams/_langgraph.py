@@ -250,7 +250,8 @@ def build_graph_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
                    "topology": spec.topology.model_dump(),
                    "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
                    "order": [a.name for a in layout.participants], "nodes": team.node_ids, "agents": agents.config,
-                   "executor": {"nodes": ["executor"], "context": executor_agent.view.model_dump(mode="json", exclude_none=True)}}
+                   "executor": {"nodes": ["executor"],
+                                "context": executor_agent.view.model_dump(mode="json", exclude_none=True)}}
     plan = TeamPlan(team, layout.roles, layout.artifact_agent, [])
     return EpisodeTeam(plan=plan, runtime=_NoRuntime(), sidecar=sidecar, executor=GraphExecutor(executor_agent),
                        clients=agents.clients, roles=agents.roles, config=team_config, started=started, t0=t0,

@@ -170,14 +170,15 @@ def episode_spec(
                       if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None}
     replay = replay_arm(topo)
     sub = parse_substrate(substrate) if isinstance(substrate, str) else substrate
-    check_substrate(sub, replay.base_topology if replay is not None else topo)
+    check_substrate(sub, topo)
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
                        twin=twin, replay=replay, substrate=sub)
 
 
-def check_substrate(substrate: Substrate, team_topology: TopologySpec) -> None:
-    """Whether `substrate` can run a team of `team_topology` (AutoGen runs every registered one).
+def check_substrate(substrate: Substrate, topology: TopologySpec) -> None:
+    """Whether `substrate` can run the team of an episode under `topology` (a replay arm: its base
+    condition's team); AutoGen runs every registered topology.
 
     Raises:
         SubstrateError: one line naming the topology and those the substrate runs.
@@ -185,6 +186,8 @@ def check_substrate(substrate: Substrate, team_topology: TopologySpec) -> None:
     if substrate == "langgraph":
         from ._langgraph_layouts import LANGGRAPH_TOPOLOGIES
 
+        replay = replay_arm(topology)
+        team_topology = replay.base_topology if replay is not None else topology
         if team_topology.name not in LANGGRAPH_TOPOLOGIES:
             raise SubstrateError(f"topology '{team_topology.name}' does not run on substrate langgraph; it runs: "
                                  f"{', '.join(LANGGRAPH_TOPOLOGIES)} (and replay arms over them)")

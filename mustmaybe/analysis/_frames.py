@@ -86,6 +86,7 @@ EPISODE_COLUMNS: dict[str, str] = {
     "base_key / base_digest": "replay arms: the fixed base artifact's key and text digest (record.replay_base)",
     "restored": "R-* arms: the fields the repair inserted, comma-separated ('' when none; null off replay)",
     "active_blocker": "R-* arms: the package closed with the active-blocker line (all four fields inserted)",
+    "substrate": "the workflow substrate that ran the episode: autogen | langgraph (docs/substrates.md)",
 }
 
 
@@ -198,7 +199,7 @@ def _flatten_failed(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, st
         ("control", control), ("topology", str(r.topology)), ("models", models_label(r.models)),
         ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin),
         ("where", first.where if first else None), ("kind", first.kind if first else "failed"),
-        ("message", first.message if first else ""),
+        ("message", first.message if first else ""), ("substrate", r.substrate),
     ):
         f[col].append(val)
 
@@ -285,6 +286,7 @@ def _flatten(
         ("base_digest", r.replay_base.digest if r.replay_base is not None else None),
         ("restored", None if r.replay_base is None else ",".join(r.repair.restored) if r.repair else ""),
         ("active_blocker", None if r.replay_base is None else bool(r.repair and r.repair.active_blocker)),
+        ("substrate", r.substrate),
     ):
         e[col].append(val)
 
@@ -303,13 +305,13 @@ _EP_COLS: dict[str, Any] = {
     "n_errors": pl.Int64, "twin": pl.Boolean, "arm": pl.String, "requested_unsafe": pl.Boolean,
     "overblocked": pl.Boolean, "denied": pl.Boolean, "tokens": pl.Int64, "instrument": pl.String,
     "decided_by": pl.String, "route": pl.Int64, "base_key": pl.String, "base_digest": pl.String,
-    "restored": pl.String, "active_blocker": pl.Boolean,
+    "restored": pl.String, "active_blocker": pl.Boolean, "substrate": pl.String,
 }
 # What a failed episode contributes: its row keys and the first error (what stopped it).
 _FAILED_COLS: dict[str, Any] = {
     "run": pl.String, "key": pl.String, "task": pl.String, "condition": pl.String, "family": pl.String,
     "control": pl.String, "topology": pl.String, "models": pl.String, "simulated": pl.Boolean, "seed": pl.Int64,
-    "twin": pl.Boolean, "where": pl.String, "kind": pl.String, "message": pl.String,
+    "twin": pl.Boolean, "where": pl.String, "kind": pl.String, "message": pl.String, "substrate": pl.String,
 }
 FAILED_COLUMNS: tuple[str, ...] = tuple(_FAILED_COLS)
 _HOP_COLS: dict[str, Any] = {

@@ -54,6 +54,7 @@ from ._panel_calibrated import (
 )
 from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
+from ._transport_section import Substrates, section_transport, substrate_note
 
 RD_NOTE = (
     "dX = transformed − control in percentage points; n = matched transformed episodes. match = the matching "
@@ -88,6 +89,7 @@ class _Ctx:
     calibration: Calibration | None = None  # report --calibration: add P_adj/D_adj to the condition matrix
     error: Calibration | None = None  # the instrument's measured error, stated beside the condition matrix
     judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
+    substrates: Substrates | None = None  # every substrate's episodes, for the transport table
 
     @property
     def suffix(self) -> str:
@@ -110,12 +112,13 @@ def analyse_panel(
     ep: pl.DataFrame, hops: pl.DataFrame, *, name: str, simulated: bool, out: Path, rng: np.random.Generator,
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
     calibration: Calibration | None = None, error: Calibration | None = None,
-    judged: PanelJudgments | None = None,
+    judged: PanelJudgments | None = None, substrates: Substrates | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
     `calibration`: correct P and D for it; `error`: the measured error stated beside the condition matrix;
-    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes)."""
+    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes;
+    `substrates`: the panel's episodes on every substrate, `ep` being those of `substrates.main`)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
     n_failed = failed.height
@@ -123,8 +126,10 @@ def analyse_panel(
     if simulated:
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
+    head.blocks += substrate_note(substrates)
     p.sections.append(head)
-    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged)
+    ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged,
+               substrates)
     _section_matrix(ctx)
     _section_adjusted(ctx)
     _section_panel_corrected(ctx)
@@ -137,6 +142,7 @@ def analyse_panel(
     _section_safe_k(ctx)
     _section_remedies(ctx)
     _section_fixed_artifacts(ctx)
+    _section_transport(ctx)
     return p
 
 
@@ -528,3 +534,14 @@ def _section_fixed_artifacts(ctx: _Ctx) -> None:
                    "Left: P, D and unsafe per deterministic repair arm on the same fixed base artifacts (single "
                    "fields, all four, all but one). Right: each field's retention before (R-none) and after (R-all) "
                    "all-field restoration.", n=n)
+
+
+def _section_transport(ctx: _Ctx) -> None:
+    """Table 21: matched rates across workflow substrates (only when the panel holds more than one)."""
+    if ctx.substrates is None:
+        return
+    frame, section = section_transport(ctx.substrates.all, ctx.substrates.failed, ctx.rng, ctx.resamples,
+                                       ctx.suffix, ctx.panel.simulated)
+    ctx.panel.frames["transport"] = frame
+    if section is not None:
+        ctx.panel.sections.append(section)

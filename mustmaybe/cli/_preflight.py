@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
 from mustmaybe.errors import UserError
+from mustmaybe.records import DEFAULT_SUBSTRATE, Substrate, SubstrateError, parse_substrate, substrate_problem
 from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.teams import TopologySpec, material_problem, parse_topology
+from mustmaybe.teams import TopologySpec, check_substrate, material_problem, parse_topology
 
 
 @dataclass(frozen=True)
@@ -23,15 +24,33 @@ class RunInputs:
 
     specs: dict[str, ModelSpec]
     topologies: dict[str, TopologySpec]  # per condition id
+    substrate: Substrate = DEFAULT_SUBSTRATE
+
+
+def check_substrate_text(text: str, flag: str = "--substrate") -> Substrate:
+    """A substrate named on the command line or in a sweep file, known and installed.
+
+    Raises:
+        UserError: one line naming `flag`: an unknown substrate, or a missing optional extra.
+    """
+    try:
+        substrate = parse_substrate(text, where=flag)
+    except SubstrateError as exc:
+        raise UserError(str(exc)) from None
+    problem = substrate_problem(substrate)
+    if problem is not None:
+        raise UserError(f"{flag} {substrate}: {problem}")
+    return substrate
 
 
 def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, topology: str | None,
-                     models: Mapping[str, str], twin: bool) -> RunInputs:
-    """Check a `run`'s task, conditions, topology and models together, before anything is drawn.
+                     models: Mapping[str, str], twin: bool, substrate: str = DEFAULT_SUBSTRATE) -> RunInputs:
+    """Check a `run`'s task, conditions, topology, models and substrate together, before anything is drawn.
 
     Raises:
-        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`) and what is wrong.
+        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`, `--substrate`) and what is wrong.
     """
+    sub = check_substrate_text(substrate)
     specs: dict[str, ModelSpec] = {}
     for role, m in models.items():
         try:
@@ -48,12 +67,17 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
         except (ValueError, LookupError) as exc:
             flag = f"--topology {topology}" if topology else f"-c {cond.id}"
             raise UserError(f"{flag}: {exc.args[0] if exc.args else exc}") from None
+        try:
+            check_substrate(sub, topologies[cond.id])
+        except SubstrateError as exc:
+            flag = f"--topology {topology}" if topology else f"-c {cond.id}"
+            raise UserError(f"{flag} --substrate {sub}: {exc}") from None
         if (twin or cond.family == "twin") and scenario.resolution is None:
             raise UserError(f"--twin: task {scenario.id} has no resolution, so it has no benign twin")
         why = material_problem(scenario, cond)
         if why is not None:
             raise UserError(f"-c {cond.id}: task {scenario.id} cannot run this condition: {why}")
-    return RunInputs(specs=specs, topologies=topologies)
+    return RunInputs(specs=specs, topologies=topologies, substrate=sub)
 
 
 def check_run_keys(endpoints: Mapping[str, EndpointConfig]) -> None:

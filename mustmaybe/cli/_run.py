@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--seed", type=int, default=1,
                    help="episode seed (default 1); also every model's sampling seed unless --model-seed")
     r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
+    r.add_argument("--substrate", default="autogen", metavar="NAME",
+                   help="the framework that runs the team and the executor: autogen (default) or langgraph "
+                        "(the optional extra mustmaybe[langgraph]; docs/substrates.md)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--timeout", action="append", help="seconds per model call: VALUE or ROLE=VALUE")
@@ -76,7 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     models = per_role("--model", args.model, "sim:paper", str)
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
-    checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin)
+    checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin,
+                               substrate=args.substrate)
     from mustmaybe.store import folder_problem
 
     if (where := folder_problem(args.runs_dir)) is not None:
@@ -104,7 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
     episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
-                             params=params, endpoints=endpoints, twin=args.twin) for cond in conditions]
+                             params=params, endpoints=endpoints, twin=args.twin, substrate=checked.substrate)
+                for cond in conditions]
     from mustmaybe import interrupt
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
@@ -185,7 +190,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     console = PipeSafeConsole(highlight=False)  # a closed pipe silences the view, never the episode
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
-                        spec.seed, twin=spec.twin)
+                        spec.seed, twin=spec.twin, substrate=spec.substrate)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -223,6 +228,7 @@ def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> P
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
     label = "-".join(r.condition for r in records) + ("-twin" if any(r.twin for r in records) else "")
+    label += "".join(sorted({f"-{r.substrate}" for r in records if r.substrate != "autogen"}))
     run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
     write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
                      api_key_env=args.api_key_env)
@@ -235,6 +241,8 @@ def _argv_tail(args: argparse.Namespace) -> list[str]:
         v = getattr(args, k)
         if v is not None:
             out += [f"--{k}", str(v)]
+    if args.substrate != "autogen":  # the manifest's command of an AutoGen run stays as it was
+        out += ["--substrate", args.substrate]
     for m in args.model or []:
         out += ["--model", m]
     return out

@@ -23,6 +23,7 @@ from mustmaybe.records import (
     EpisodeSpec,
     ModelSpec,
     RoleParams,
+    SubstrateError,
     TopologySpec,
     api_key_problem,
     parse_model_spec,
@@ -162,6 +163,8 @@ class SweepPlan:
             "episodes": len(self.episodes),
             "calls_by_endpoint": dict(self.calls_by_endpoint),
             "skipped": list(self.skipped),
+            # Only a sweep that names another substrate says so: an AutoGen sweep's manifest is as it was.
+            **({"substrates": list(f.substrates)} if list(f.substrates) != ["autogen"] else {}),
         }
 
 
@@ -356,6 +359,7 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     seeds_all = sorted(set(sf.seeds).union(*sf.seeds_by_condition.values()))
     episodes: list[PlannedEpisode] = []
     seen: set[str] = set()
+    unrunnable: set[tuple[str, str, str]] = set()
     calls_total: dict[str, int] = {}
     for seed in seeds_all:
         for s in scenarios:
@@ -366,9 +370,16 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                         continue
                     # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
                     twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
-                    for twin in twin_runs:
-                        spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
-                                            endpoints=endpoints, twin=twin)
+                    for twin, substrate in itertools.product(twin_runs, sf.substrates):
+                        if (cond.id, str(topo), substrate) in unrunnable:
+                            continue
+                        try:
+                            spec = episode_spec(s, cond, models=models, seed=seed, topology=topo, params=params,
+                                                endpoints=endpoints, twin=twin, substrate=substrate)
+                        except SubstrateError as exc:  # a topology this substrate has no layout for
+                            unrunnable.add((cond.id, str(topo), substrate))
+                            skipped.append(f"{cond.id} × {topo} × {substrate}: {exc}")
+                            continue
                         if spec.key in seen:
                             continue
                         seen.add(spec.key)
