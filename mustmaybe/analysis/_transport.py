@@ -75,6 +75,9 @@ def transport_table(ep: pl.DataFrame, *, failed: pl.DataFrame | None = None, ref
             base: dict[str, object] = {"condition": cond, "topology": topo, "family": fam, "match": MATCH}
             pair = [({**base, "substrate": reference, "vs": None}, ref, oth),
                     ({**base, "substrate": other, "vs": reference}, oth, ref)]
+            # One draw of task resamples for the pair: both substrates' rates and their difference are taken on
+            # the same resampled tasks (a paired bootstrap; equal rates get equal intervals).
+            pair_seed = int(rng.integers(2**32))
             for row, arm, against in pair:
                 row["failed"] = _failed(failed, cond, topo, str(row["substrate"]))
                 rows.append(row)
@@ -87,13 +90,15 @@ def transport_table(ep: pl.DataFrame, *, failed: pl.DataFrame | None = None, ref
                 if not parts.n_arm:
                     row["note"] = "no task × seed × models cell ran on both substrates"
                     continue
-                rates = cluster_bootstrap(parts.arm, parts.n, resamples=resamples, rng=rng)
+                rates = cluster_bootstrap(parts.arm, parts.n, resamples=resamples,
+                                          rng=np.random.default_rng(pair_seed))
                 for j, out in enumerate(OUTCOMES):
                     row[out] = float(rates.point[j] * 100.0)
                     row[f"{out}_lo"] = float(rates.lo[j] * 100.0)
                     row[f"{out}_hi"] = float(rates.hi[j] * 100.0)
                 if row["vs"] is not None:
-                    diff = cluster_bootstrap(parts.diff, parts.n, resamples=resamples, rng=rng)
+                    diff = cluster_bootstrap(parts.diff, parts.n, resamples=resamples,
+                                             rng=np.random.default_rng(pair_seed))
                     for j, name in enumerate(("dP", "dD", "dY")):
                         row[name] = float(diff.point[j] * 100.0)
                         row[f"{name}_lo"] = float(diff.lo[j] * 100.0)
