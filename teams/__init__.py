@@ -38,6 +38,7 @@ from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
 from ._spec import (
+    check_substrate,
     check_topology_text,
     check_wording,
     episode_spec,
@@ -76,6 +77,7 @@ __all__ = [
     "TopologySpec",
     "build_team",
     "carried_stages",
+    "check_substrate",
     "check_topology_text",
     "check_wording",
     "classify_error",

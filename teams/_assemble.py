@@ -93,6 +93,7 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         gate=workflow.record if workflow is not None else None, repair=repair,
         replay_base=base,
         configs=dict(spec.configs) or None, panel=spec.panel, wording=spec.wording_record,
+        substrate=spec.substrate,
     )
 
 

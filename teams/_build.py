@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import Team
-from autogen_core import SingleThreadedAgentRuntime
+from autogen_agentchat.base import TaskResult, Team
+from autogen_core import CancellationToken, SingleThreadedAgentRuntime
 
 from mustmaybe import tracing
 from mustmaybe.agents import (
@@ -31,7 +31,7 @@ from mustmaybe.records import EpisodeSpec, Role, TeamSource
 
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
-from ._registry import TeamPlan, TopologyContext, get_topology
+from ._registry import RunsTask, TeamPlan, TopologyContext, get_topology
 from ._replay import route_seed
 from ._sidecar import HopCallback, Sidecar
 from ._user_build import build_user_team
@@ -40,18 +40,36 @@ from ._user_team import sanitize
 log = logging.getLogger(__name__)
 
 
+class Runtime(Protocol):
+    """What `run_episode` starts and stops around the team: AutoGen's runtime, or LangGraph's stand-in."""
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def stop_when_idle(self) -> None: ...
+
+
+class Executor(Protocol):
+    """The executor, run once on its task (the handoff): an AutoGen agent, or a LangGraph graph."""
+
+    async def run(self, *, task: str, cancellation_token: CancellationToken | None = None) -> TaskResult: ...
+
+
 @dataclass
 class EpisodeTeam:
     """A built episode, ready to run: the team on its own runtime under the sidecar, and the executor.
 
     `clients` and `roles` (by agent name) are what the record's usage, visibility and errors are read
-    from; `config` is the record's `team_config`.
+    from; `config` is the record's `team_config`. The AutoGen build fills it with a
+    SingleThreadedAgentRuntime and an AssistantAgent; the LangGraph build (teams/_langgraph.py) with
+    compiled graphs behind the same two protocols.
     """
 
     plan: TeamPlan
-    runtime: SingleThreadedAgentRuntime
+    runtime: Runtime
     sidecar: Sidecar
-    executor: AssistantAgent
+    executor: Executor
     clients: dict[str, RecordingClient] = field(default_factory=dict)
     roles: dict[str, Role] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
@@ -70,9 +88,12 @@ class EpisodeTeam:
         return out
 
 
-def team_component(team: Team) -> dict[str, Any] | None:
+def team_component(team: RunsTask) -> dict[str, Any] | None:
     """The team's real component config (`team.dump_component()`), secrets removed: what a user can
-    export, edit and run back as `team:PATH.json`. None (and a log line) if a part cannot be dumped."""
+    export, edit and run back as `team:PATH.json`. None (and a log line) if a part cannot be dumped,
+    and None for a team that is no AutoGen team (a LangGraph graph has no component config)."""
+    if not isinstance(team, Team):
+        return None
     try:
         return sanitize(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
     except NotImplementedError:
@@ -122,6 +143,7 @@ class _Agents:
             role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=spec.seed,
             params=params, hop=hop, requested_action=spec.scenario.requested_action.id,
             fallback_action=spec.scenario.blocker.fallback_action, endpoint=spec.endpoint(role),
+            substrate=spec.substrate,
         )
         rec = build_client(ms, ctx, json_output=json_output, timeout_s=spec.params[role].timeout_s,
                            sharing=self.sharing)
@@ -146,7 +168,8 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     """Build the clients, agents and team of one episode; runs nothing.
 
     A replay arm (R-*, V-*) builds its base condition's own team, so every arm of one task, seed and
-    model set starts from the same degraded artifact; only the executor acts under the arm.
+    model set starts from the same degraded artifact; only the executor acts under the arm. A spec
+    whose substrate is `langgraph` gets the same agents as LangGraph graph nodes (teams/_langgraph.py).
 
     Args:
         spec: the resolved episode (`episode_spec`).
@@ -154,13 +177,18 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
         sharing: the sweep's response cache and in-flight calls, shared by every episode's clients.
 
     Raises:
-        ValueError: a condition that cannot run live, or a twin of a task with no resolution.
+        ValueError: a condition that cannot run live, a twin of a task with no resolution, or a substrate
+            that cannot run the topology or is not installed (`SubstrateError`).
     """
     cond, scenario = spec.condition, spec.scenario
     if not cond.runnable:
         raise ValueError(f"condition {cond.id} ({cond.topology}) cannot be run as a live episode yet")
     if spec.twin and scenario.resolution is None:
         raise ValueError(f"task {scenario.id} has no resolution, so it has no benign twin")
+    if spec.substrate == "langgraph":
+        from ._langgraph import build_graph_team  # imports LangGraph (the optional extra) only here
+
+        return build_graph_team(spec, on_hop=on_hop, sharing=sharing)
     started, t0 = datetime.now(UTC), time.perf_counter()
     workflow = WorkflowState(scenario, spec.twin) if spec.workflow else None
     agents = _Agents(spec, sharing, workflow)

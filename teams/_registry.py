@@ -8,20 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import ChatAgent, Team
+from autogen_agentchat.base import ChatAgent
+from autogen_core import CancellationToken
 
 from mustmaybe.records import Role
 from mustmaybe.scenarios import Condition, Scenario
+
+
+class RunsTask(Protocol):
+    """A team that runs once on the reviewer's task: an AutoGen team, or a compiled LangGraph graph."""
+
+    async def run(self, *, task: str, cancellation_token: CancellationToken | None = None) -> Any: ...
 
 
 @dataclass
 class TeamPlan:
     """A built team: the AutoGen team, who plays which role, and whose last message is the artifact."""
 
-    team: Team
+    team: RunsTask
     roles: dict[str, Role]
     artifact_agent: str
     participants: list[ChatAgent] = field(default_factory=list)

@@ -115,20 +115,22 @@ class Sidecar(DefaultInterventionHandler):
         # messages of its one response; each is a hop, scored before the final stage.
         for inner in response.inner_messages or ():
             if isinstance(inner, BaseChatMessage) and inner.metadata.get(STAGE_MARK):
-                self._record_message(inner)
-        self._record_message(response.chat_message)
+                self.observe(inner.source, inner.to_text())
+        chat = response.chat_message
+        self.observe(chat.source, chat.to_text())
 
-    def _record_message(self, chat: BaseChatMessage) -> None:
-        source = chat.source
+    def observe(self, source: str, text: str) -> None:
+        """Score one transmitted message from agent `source`: the AutoGen handler above and the LangGraph
+        nodes (teams/_langgraph.py, before they hand the message on) both come through here."""
         role = self.roles.get(source)
         if role is None:  # pressure material (the plan board), not a carrier of the blocker
             return
         if not tracing.enabled():
-            self._hop(role, source, chat.to_text())
+            self._hop(role, source, text)
             return
         with tracing.span("mustmaybe.hop", {"mustmaybe.hop.index": len(self.hops), "mustmaybe.hop.role": role,
                                             "mustmaybe.hop.sender": source}) as span:
-            hop = self._hop(role, source, chat.to_text())
+            hop = self._hop(role, source, text)
             span.set_attributes(score_attributes(hop.score))
 
     def _hop(self, role: Role, source: str, text: str) -> Hop:

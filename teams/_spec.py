@@ -17,9 +17,12 @@ from mustmaybe.records import (
     ReplayArm,
     Role,
     RoleParams,
+    Substrate,
+    SubstrateError,
     TopologySpec,
     WordingRecord,
     parse_model_spec,
+    parse_substrate,
 )
 from mustmaybe.scenarios import (
     BASE_WORDING,
@@ -196,6 +199,7 @@ def episode_spec(
     configs: Mapping[str, str] | None = None,
     panel: str | None = None,
     wording: str = BASE_WORDING,
+    substrate: Substrate | str = "autogen",
 ) -> EpisodeSpec:
     """Resolve one episode's inputs into the `EpisodeSpec` every later step reads (and its key).
 
@@ -213,10 +217,12 @@ def episode_spec(
         configs: the named model configuration per role (a label for the record, not an input).
         panel: the evidence panel the model configuration is marked with (a label, not an input).
         wording: the paraphrase panel's wording variant of the prompts and the task's surface text.
+        substrate: the framework that runs the team and the executor (`autogen`, `langgraph`).
 
     Raises:
         LookupError: unknown condition, topology or wording, or a task without a variant in the wording.
-        ValueError: a model spec, topology parameter or condition/topology pair that is not valid.
+        ValueError: a model spec, topology parameter or condition/topology pair that is not valid, or a
+            substrate that is unknown or cannot run the topology (`SubstrateError`).
     """
     cond = get_condition(condition) if isinstance(condition, str) else condition
     twin = twin or cond.family == "twin"
@@ -232,10 +238,30 @@ def episode_spec(
     eps = endpoints or {}
     role_endpoints = {r: e for r in ROLES
                       if specs[r].backend == "openai" and (e := eps.get(specs[r].endpoint)) is not None}
+    replay = replay_arm(topo)
+    sub = parse_substrate(substrate) if isinstance(substrate, str) else substrate
+    check_substrate(sub, topo)
     return EpisodeSpec(scenario=scenario, condition=cond, topology=topo, seed=seed, models=specs,
                        params={r: (params or {}).get(r, RoleParams()) for r in ROLES}, endpoints=role_endpoints,
-                       twin=twin, replay=replay_arm(topo), configs=dict(configs or {}), panel=panel,
-                       team=team, wording=wording, wording_record=wording_record(scenario, wording))
+                       twin=twin, replay=replay, configs=dict(configs or {}), panel=panel,
+                       team=team, wording=wording, wording_record=wording_record(scenario, wording), substrate=sub)
+
+
+def check_substrate(substrate: Substrate, topology: TopologySpec) -> None:
+    """Whether `substrate` can run the team of an episode under `topology` (a replay arm: its base
+    condition's team); AutoGen runs every registered topology.
+
+    Raises:
+        SubstrateError: one line naming the topology and those the substrate runs.
+    """
+    if substrate == "langgraph":
+        from ._langgraph_layouts import LANGGRAPH_TOPOLOGIES
+
+        replay = replay_arm(topology)
+        team_topology = replay.base_topology if replay is not None else topology
+        if team_topology.name not in LANGGRAPH_TOPOLOGIES:
+            raise SubstrateError(f"topology '{team_topology.name}' does not run on substrate langgraph; it runs: "
+                                 f"{', '.join(LANGGRAPH_TOPOLOGIES)} (and replay arms over them)")
 
 
 def material_problem(scenario: Scenario, cond: Condition, wording: str = BASE_WORDING) -> str | None:

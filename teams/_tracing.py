@@ -24,6 +24,8 @@ def episode_span(spec: EpisodeSpec) -> Any:
         attrs["mustmaybe.panel"] = spec.panel
     if spec.wording != "base":
         attrs["mustmaybe.wording"] = spec.wording
+    if spec.substrate != "autogen":
+        attrs["mustmaybe.substrate"] = spec.substrate
     return tracing.span("mustmaybe.episode", attrs)
 
 

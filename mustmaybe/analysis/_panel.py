@@ -60,6 +60,7 @@ from ._paraphrase import has_paraphrase, paraphrase_table
 from ._penalized import logistic_frame, logistic_table
 from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
+from ._transport_section import Substrates, section_transport, substrate_note
 
 RD_NOTE = (
     "dX = transformed − control in percentage points; n = matched transformed episodes. match = the matching "
@@ -95,6 +96,7 @@ class _Ctx:
     error: Calibration | None = None  # the instrument's measured error, stated beside the condition matrix
     judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
     evidence: pl.DataFrame | None = None  # the panel's Frames.evidence rows: Table 20 and the isolation audit
+    substrates: Substrates | None = None  # every substrate's episodes, for the transport table
 
     def own_rng(self) -> np.random.Generator:
         """A child generator for a table added later: it draws its own resamples, so the intervals of the
@@ -123,11 +125,13 @@ def analyse_panel(
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
     calibration: Calibration | None = None, error: Calibration | None = None,
     judged: PanelJudgments | None = None, evidence: pl.DataFrame | None = None,
+    substrates: Substrates | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
     `calibration`: correct P and D for it; `error`: the measured error stated beside the condition matrix;
-    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes)."""
+    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes;
+    `substrates`: the panel's episodes on every substrate, `ep` being those of `substrates.main`)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
     n_failed = failed.height
@@ -135,9 +139,10 @@ def analyse_panel(
     if simulated:
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
+    head.blocks += substrate_note(substrates)
     p.sections.append(head)
     ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged,
-               evidence)
+               evidence, substrates)
     _section_matrix(ctx)
     _section_adjusted(ctx)
     _section_panel_corrected(ctx)
@@ -155,6 +160,7 @@ def analyse_panel(
     _section_remedies(ctx)
     _section_fixed_artifacts(ctx)
     _section_ledger(ctx, rd)
+    _section_transport(ctx)
     return p
 
 
@@ -719,3 +725,14 @@ def _section_fixed_artifacts(ctx: _Ctx) -> None:
                    "Left: P, D and unsafe per deterministic repair arm on the same fixed base artifacts (single "
                    "fields, all four, all but one). Right: each field's retention before (R-none) and after (R-all) "
                    "all-field restoration.", n=n)
+
+
+def _section_transport(ctx: _Ctx) -> None:
+    """Table 21: matched rates across workflow substrates (only when the panel holds more than one)."""
+    if ctx.substrates is None:
+        return
+    frame, section = section_transport(ctx.substrates.all, ctx.substrates.failed, ctx.rng, ctx.resamples,
+                                       ctx.suffix, ctx.panel.simulated)
+    ctx.panel.frames["transport"] = frame
+    if section is not None:
+        ctx.panel.sections.append(section)

@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--wording", default="base",
                    help="wording variant of the role prompts and the task's text (paraphrase panel; "
                         "`mustmaybe list wordings`; default base)")
+    r.add_argument("--substrate", default="autogen", metavar="NAME",
+                   help="the framework that runs the team and the executor: autogen (default) or langgraph "
+                        "(the optional extra mustmaybe[langgraph]; docs/substrates.md)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--timeout", action="append", help="seconds per model call: VALUE or ROLE=VALUE")
@@ -94,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         models["transformer"] = "team"  # no transformer model given: the team's own clients run it
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin,
-                               trust=args.trust_components, wording=args.wording)
+                               trust=args.trust_components, wording=args.wording, substrate=args.substrate)
     from mustmaybe.store import folder_problem
 
     if (where := folder_problem(args.runs_dir)) is not None:
@@ -126,7 +129,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
     episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
-                             params=params, endpoints=endpoints, twin=args.twin, wording=args.wording)
+                             params=params, endpoints=endpoints, twin=args.twin, wording=args.wording,
+                             substrate=checked.substrate)
                 for cond in conditions]
     from mustmaybe import interrupt, tracing
 
@@ -222,7 +226,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     console = PipeSafeConsole(highlight=False)  # a closed pipe silences the view, never the episode
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
-                        spec.seed, twin=spec.twin)
+                        spec.seed, twin=spec.twin, substrate=spec.substrate)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -258,6 +262,8 @@ def _run_dir(args: argparse.Namespace, scenario: Any, conditions: list[str], twi
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
     label = "-".join(conditions) + ("-twin" if twin else "")
+    substrate = str(args.substrate).strip().lower()
+    label += f"-{substrate}" if substrate != "autogen" else ""  # a LangGraph run's folder says so
     return Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
 
 
@@ -282,6 +288,8 @@ def _argv_tail(args: argparse.Namespace) -> list[str]:
             out += [f"--{k}", str(v)]
     if getattr(args, "trust_components", False):
         out.append("--trust-components")
+    if args.substrate != "autogen":  # the manifest's command of an AutoGen run stays as it was
+        out += ["--substrate", args.substrate]
     for m in args.model or []:
         out += ["--model", m]
     if args.trace:

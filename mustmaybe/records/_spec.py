@@ -18,6 +18,7 @@ from mustmaybe.scenarios import BASE_WORDING, Condition, Scenario, task_hash, wo
 
 from ._episode import ROLES, Role, TopologySpec, WordingRecord
 from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
+from ._substrate import DEFAULT_SUBSTRATE, Substrate
 from ._team import TeamSource
 
 
@@ -36,7 +37,7 @@ class ReplayArm:
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """task × condition × topology × role-models × seed, resolved (plus what changes outputs).
+    """task × condition × topology × role-models × seed (× substrate), resolved (plus what changes outputs).
 
     `key` is the sha256 of the canonical JSON of exactly the inputs (`inputs()`): same inputs,
     same key, in any process. The scenario, condition and endpoint objects are carried so no
@@ -64,6 +65,7 @@ class EpisodeSpec:
     # base episode keeps the key it always had.
     wording: str = BASE_WORDING
     wording_record: WordingRecord | None = None
+    substrate: Substrate = DEFAULT_SUBSTRATE  # the framework that runs the team and the executor
 
     @property
     def task(self) -> str:
@@ -121,6 +123,8 @@ class EpisodeSpec:
             "topology": self.topology.model_dump(mode="json"), "seed": self.seed, "models": self.model_names,
             "params": {r: self.params[r].model_dump(mode="json") for r in ROLES},
             "structured": self.structured, "twin": self.twin,
+            # Only a non-default substrate enters the key, so every AutoGen episode keeps the key it had.
+            **({"substrate": self.substrate} if self.substrate != DEFAULT_SUBSTRATE else {}),
         }
         if self.wording != BASE_WORDING:
             out["wording"] = {"id": self.wording,

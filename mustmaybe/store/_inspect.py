@@ -1,11 +1,12 @@
 """`mustmaybe export RUN --format inspect`: the run as Inspect AI eval logs, so `inspect view` opens it.
 
-One `.eval` log per condition × topology × role models × wording (what Inspect calls one eval: one task on
-one model); in it one sample per episode. The role models are the model configurations (a sweep file's
-`[models.<name>]` name, or a spec with its request parameters: `EpisodeRecord.configuration()`), so two
-variants of one spec never share a log, and a paraphrase wording (p1, p2) is its own log: within a log a
-task and seed is one episode. A sample's id is its task (`<task>-twin` for a benign twin) and
-its epoch the position of its seed among the log's seeds, so the seeds of one task read as Inspect's
+One `.eval` log per condition × topology × role models × wording × substrate (what Inspect calls one
+eval: one task on one model); in it one sample per episode. The role models are the model
+configurations (a sweep file's `[models.<name>]` name, or a spec with its request parameters:
+`EpisodeRecord.configuration()`), so two variants of one spec never share a log; a paraphrase wording
+(p1, p2) and a substrate other than AutoGen (LangGraph) are logs of their own: within a log a task and
+seed is one episode. A sample's id is its task (`<task>-twin` for a benign twin) and its epoch the
+position of its seed among the log's seeds, so the seeds of one task read as Inspect's
 repeated epochs; the seed itself is in the metadata. Its messages are the hops (the reviewer's task,
 every transmitted message, what the executor received and its answer); its scores are `state`
 (P/D/U of the handoff), `fields` (the field profile R) and `Y` (the forbidden action). A failed
@@ -65,15 +66,18 @@ class _Group:
     topology: str
     models: dict[str, str]  # per role, its model configuration's label (the spec itself when it has no name)
     wording: str = "base"
+    substrate: str = "autogen"
     records: list[EpisodeRecord] = field(default_factory=list)
     raised: list[_Raised] = field(default_factory=list)
 
     @property
     def digest(self) -> str:
-        # The base wording adds nothing, so the logs of a run without a paraphrase panel keep their names.
+        # The base wording and AutoGen add nothing, so the logs of a run without them keep their names.
         parts: list[Any] = [self.condition, self.topology, self.models]
         if self.wording != "base":
             parts.append(self.wording)
+        if self.substrate != "autogen":
+            parts.append({"substrate": self.substrate})
         body = json.dumps(parts, sort_keys=True)
         return hashlib.sha256(body.encode()).hexdigest()
 
@@ -100,27 +104,28 @@ def _slug(text: str) -> str:
 
 
 def _groups(store: RunStore) -> list[_Group]:
-    groups: dict[tuple[str, str, str, str], _Group] = {}
+    groups: dict[tuple[str, str, str, str, str], _Group] = {}
 
-    def group(condition: str, topology: str, models: dict[str, str], wording: str) -> _Group:
-        k = (condition, topology, json.dumps(models, sort_keys=True), wording)
+    def group(condition: str, topology: str, models: dict[str, str], wording: str, substrate: str) -> _Group:
+        k = (condition, topology, json.dumps(models, sort_keys=True), wording, substrate)
         if k not in groups:
-            groups[k] = _Group(condition, topology, dict(models), wording)
+            groups[k] = _Group(condition, topology, dict(models), wording, substrate)
         return groups[k]
 
     keys: set[str] = set()
     for rec in store.records():
         keys.add(rec.key)
         wording = rec.wording.id if rec.wording is not None else "base"
-        group(rec.condition, str(rec.topology), rec.configuration(), wording).records.append(rec)
+        group(rec.condition, str(rec.topology), rec.configuration(), wording, rec.substrate).records.append(rec)
     rows = store.query("SELECT key, task, condition, topology, seed, models, kind, message FROM failures "
                        "ORDER BY rowid")
     for key, task, condition, topology, seed, models, kind, message in rows:
         if key in keys:
             continue
-        # The failures table holds no wording or configuration name: the log of its specs in the base wording.
+        # The failures table holds no wording, configuration name or substrate: the log of its specs in the
+        # base wording on AutoGen.
         raised = _Raised(key, task, condition, topology, int(seed), json.loads(models), kind, message)
-        group(condition, topology, raised.models, "base").raised.append(raised)
+        group(condition, topology, raised.models, "base", "autogen").raised.append(raised)
     return list(groups.values())
 
 
@@ -234,7 +239,7 @@ def _record_sample(rec: EpisodeRecord, epoch: int, scenario: Scenario | None) ->
         "checker_version": rec.checker_version, "isolation_ok": rec.isolation.ok,
         "errors": [e.model_dump() for e in rec.errors], "params": rec.params,
         "configs": rec.configs, "panel": rec.panel,
-        "wording": rec.wording.model_dump() if rec.wording is not None else None,
+        "wording": rec.wording.model_dump() if rec.wording is not None else None, "substrate": rec.substrate,
     }
     from inspect_ai.model import ModelOutput
 
@@ -318,7 +323,8 @@ def _eval_log(log: Any, group: _Group, scenarios: dict[str, Scenario], run: Path
     ids = sorted({str(s.id) for s in samples})
     tags = [SIMULATED] if simulated else []
     digest = group.digest
-    worded = f" · wording {group.wording}" if group.wording != "base" else ""
+    worded = (f" · wording {group.wording}" if group.wording != "base" else "") + \
+        (f" · on {group.substrate}" if group.substrate != "autogen" else "")
     scored = [r for r in group.records if not r.failed]
     started = sorted(r.started_at for r in group.records if r.started_at)
     ended = sorted(c for r in group.records if (c := _completed(r.started_at, r.duration_s)))
@@ -330,7 +336,8 @@ def _eval_log(log: Any, group: _Group, scenarios: dict[str, Scenario], run: Path
         task_description=f"mustmaybe condition {group.condition} under topology {group.topology}" + worded,
         task_attribs={"family": first.family if first else None, "control": first.control if first else None},
         task_args={"condition": group.condition, "topology": group.topology,
-                   **({"wording": group.wording} if group.wording != "base" else {})},
+                   **({"wording": group.wording} if group.wording != "base" else {}),
+                   **({"substrate": group.substrate} if group.substrate != "autogen" else {})},
         solver="mustmaybe", tags=tags,
         dataset=log.EvalDataset(name=manifest.get("name") or run.name, location=str(run), samples=len(ids),
                                 sample_ids=ids),
@@ -341,7 +348,8 @@ def _eval_log(log: Any, group: _Group, scenarios: dict[str, Scenario], run: Path
         packages={k: v for k, v in (manifest.get("versions") or {}).items() if k != "python"},
         metadata={"mustmaybe": {"run": str(run), "kind": manifest.get("kind"), "condition": group.condition,
                                 "topology": group.topology, "models": specs, "configurations": group.models,
-                                "wording": group.wording, "panel": first.panel if first else None,
+                                "wording": group.wording, "substrate": group.substrate,
+                                "panel": first.panel if first else None,
                                 "simulated": simulated,
                                 "checker": manifest.get("checker") or (first.checker if first else None),
                                 "note": "SIMULATED: made with the sim backend; its rates are inputs, not findings"
@@ -369,7 +377,7 @@ def _created(manifest: dict[str, Any], records: Iterable[EpisodeRecord]) -> str:
 
 
 def export_inspect(store: RunStore, out: Path, manifest: dict[str, Any]) -> list[Path]:
-    """Write one Inspect `.eval` log per condition × topology × models × wording into `out`; returns the files.
+    """Write one Inspect `.eval` log per condition × topology × models × wording × substrate into `out`.
 
     Raises:
         UserError: inspect_ai is not installed, or `out` is an existing file.
@@ -384,7 +392,8 @@ def export_inspect(store: RunStore, out: Path, manifest: dict[str, Any]) -> list
     stamp = re.sub(r"[^0-9T]", "", created.split("+")[0].split(".")[0])[:15] or "run"
     written = []
     for group in groups:
-        worded = "" if group.wording == "base" else "-" + group.wording
+        worded = ("" if group.wording == "base" else "-" + group.wording) + \
+            ("" if group.substrate == "autogen" else "-" + group.substrate)
         name = f"{stamp}_{_slug(group.condition + '-' + group.topology + worded)}_{group.digest[:8]}.eval"
         target = out / name
         log.write_eval_log(_eval_log(log, group, scenarios, store.run_dir, manifest, created), str(target),

@@ -24,6 +24,7 @@ from mustmaybe.records import (
     EpisodeSpec,
     ModelSpec,
     RoleParams,
+    SubstrateError,
     TopologySpec,
     api_key_problem,
 )
@@ -180,6 +181,8 @@ class SweepPlan:
             # Only when the file sets them, so the manifest of a sweep that does not is what it was.
             **({"models": {k: v.model_dump(mode="json") for k, v in f.models.items()}} if f.models else {}),
             **({"panel": f.panel} if f.panel is not None else {}),
+            # Only a sweep that names another substrate says so: an AutoGen sweep's manifest is as it was.
+            **({"substrates": list(f.substrates)} if list(f.substrates) != ["autogen"] else {}),
         }
 
 
@@ -432,6 +435,7 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     seeds_all = sorted(set(sf.seeds).union(*sf.seeds_by_condition.values()))
     episodes: list[PlannedEpisode] = []
     seen: set[str] = set()
+    unrunnable: set[tuple[str, str, str]] = set()
     calls_total: dict[str, int] = {}
     for seed in seeds_all:
         for s in scenarios:
@@ -450,10 +454,18 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                             continue
                         # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
                         twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
-                        for twin in twin_runs:
-                            spec = episode_spec(s, cond, models=combo.models, seed=seed, topology=topo,
-                                                params=combo.params, endpoints=endpoints, twin=twin,
-                                                configs=combo.configs, panel=combo.panel, wording=wording)
+                        for twin, substrate in itertools.product(twin_runs, sf.substrates):
+                            if (cond.id, str(topo), substrate) in unrunnable:
+                                continue
+                            try:
+                                spec = episode_spec(s, cond, models=combo.models, seed=seed, topology=topo,
+                                                    params=combo.params, endpoints=endpoints, twin=twin,
+                                                    configs=combo.configs, panel=combo.panel, wording=wording,
+                                                    substrate=substrate)
+                            except SubstrateError as exc:  # a topology this substrate has no layout for
+                                unrunnable.add((cond.id, str(topo), substrate))
+                                skipped.append(f"{cond.id} × {topo} × {substrate}: {exc}")
+                                continue
                             if spec.key in seen:
                                 continue
                             seen.add(spec.key)

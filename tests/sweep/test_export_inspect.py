@@ -162,11 +162,12 @@ def test_without_inspect_ai_one_line_names_the_extra(run: Path, tmp_path: Path) 
     assert not (tmp_path / "logs").exists()
 
 
-def test_wordings_and_named_variants_of_one_spec_get_their_own_logs(tmp_path: Path,
-                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    # Two named configurations of one spec (sim:paper, with and without a request parameter) and two wordings:
-    # each is its own eval, so a task and seed is one sample in every log, never two.
-    extra = ('wordings = ["base", "p1"]\n'
+def test_wordings_substrates_and_named_variants_of_one_spec_get_their_own_logs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Two named configurations of one spec (sim:paper, with and without a request parameter), two wordings and
+    # two substrates: each is its own eval, so a task and seed is one sample in every log, never two.
+    pytest.importorskip("langgraph")
+    extra = ('wordings = ["base", "p1"]\nsubstrates = ["autogen", "langgraph"]\n'
              '[models.plain]\nspec = "sim:paper"\npanel = "main"\n'
              '[models.effort]\nspec = "sim:paper"\npanel = "main"\nparams = { reasoning_effort = "high" }\n')
     sweep = write_sweep(tmp_path / "s.toml", tasks=["vendor-summary-q3"], conditions=["P0"], seeds=[1],
@@ -175,12 +176,12 @@ def test_wordings_and_named_variants_of_one_spec_get_their_own_logs(tmp_path: Pa
     code, _, err = run_cli(capsys, "sweep", str(sweep), "--out", str(tmp_path / "run"), "--json")
     assert code == 0, err
     records = {r.key: r for r in load_run_episodes(tmp_path / "run")}
-    assert len(records) == 4
+    assert len(records) == 8
     code, out, err = run_cli(capsys, "export", str(tmp_path / "run"), "--format", "inspect",
                              "--out", str(tmp_path / "logs"))
     assert code == 0, err
     logs = _logs(tmp_path / "logs")
-    assert len(logs) == 4 and len(out.split()) == 4
+    assert len(logs) == 8 and len(out.split()) == 8
     seen = set()
     for log in logs:
         meta = log.eval.metadata["mustmaybe"]
@@ -193,5 +194,8 @@ def test_wordings_and_named_variants_of_one_spec_get_their_own_logs(tmp_path: Pa
         assert (log.eval.task_args.get("wording") == "p1") is (wording == "p1")
         assert s.metadata["configs"] == rec.configs and s.metadata["panel"] == "main"
         assert (s.metadata["wording"] or {}).get("id", "base") == wording
-        seen.add((wording, rec.configuration()["executor"]))
-    assert seen == {("base", "plain"), ("base", "effort"), ("p1", "plain"), ("p1", "effort")}
+        assert meta["substrate"] == s.metadata["substrate"] == rec.substrate
+        assert (log.eval.task_args.get("substrate") == "langgraph") is (rec.substrate == "langgraph")
+        seen.add((wording, rec.configuration()["executor"], rec.substrate))
+    assert seen == {(w, c, sub) for w in ("base", "p1") for c in ("plain", "effort")
+                    for sub in ("autogen", "langgraph")}
