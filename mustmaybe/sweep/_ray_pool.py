@@ -186,11 +186,11 @@ class RayPool:
         try:
             self.info = ray.get([w.start.remote() for w in self.workers], timeout=300)
         except Exception as exc:
-            self._kill_all()
+            self._kill_all(coordinator=True)
             raise UserError(f"--ray: the sweep's workers did not start: {_first_line(exc)}") from None
         problems = [i.pop("problem") for i in self.info if i.get("problem")]
         if problems:
-            self._kill_all()
+            self._kill_all(coordinator=True)
             raise UserError(problems[0])
         self._runs = {w.run.remote(): i for i, w in enumerate(self.workers)}
 
@@ -256,9 +256,7 @@ class RayPool:
             stats = ray.get(self.coordinator.stats.remote(), timeout=10.0)
         except Exception:
             stats = {"endpoints": {}}
-        with contextlib.suppress(Exception):
-            ray.kill(self.coordinator)
-        self._kill_all()
+        self._kill_all(coordinator=True)
         return {"address": str(ray.get_runtime_context().gcs_address), "workers": self.info,
                 "lost_workers": sorted(self.lost), "endpoints": stats.get("endpoints", {}), "merged": dict(self.merged)}
 
@@ -292,11 +290,12 @@ class RayPool:
         self.errors.append(f"Ray worker {i} (pid {w.get('pid')} on {w.get('node')}) died: {_first_line(exc)}; "
                            f"the episodes it had not stored run on --resume")
 
-    def _kill_all(self) -> None:
+    def _kill_all(self, coordinator: bool = False) -> None:
+        """End the workers (and the coordinator); one already gone is no error."""
         ray = _ray()
-        for w in self.workers:
+        for actor in [*self.workers, *([self.coordinator] if coordinator else [])]:
             with contextlib.suppress(Exception):
-                ray.kill(w, no_restart=True)
+                ray.kill(actor, no_restart=True)
 
 
 def _first_line(exc: BaseException) -> str:

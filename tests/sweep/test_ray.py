@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -83,6 +84,7 @@ def cluster() -> Iterator[str]:
             os.killpg(head.pid, signal.SIGKILL)  # its own session: only what this fixture started
             head.wait()
         log.close()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _sweep(f: Path, run: Path, address: str, *extra: str) -> subprocess.Popen[str]:

@@ -144,3 +144,24 @@ def test_coordinator_rate_is_shared_by_every_worker() -> None:
     elapsed = _run(main())
     # 50 requests from two workers: 20 at once, then 30 more at 20 a second (with a bucket per worker: 0.25 s).
     assert isinstance(elapsed, float) and elapsed >= 1.4
+
+
+def test_a_ray_worker_that_cannot_see_the_run_folder_or_a_key_says_so(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mustmaybe.store import MANIFEST
+    from mustmaybe.sweep import plan_sweep
+    from mustmaybe.sweep._ray_worker import SweepWorker
+
+    f = write_sweep(tmp_path / "s.toml", roles={"reviewer": ["sim"], "transformer": ["sim"],
+                                                "executor": ["openai:m@http://127.0.0.1:9/v1"]},
+                    endpoints=[{"base_url": "http://127.0.0.1:9/v1", "api_key_env": "MM_TEST_KEY"}])
+    plan = plan_sweep(f)
+    run = tmp_path / "run"
+    info = _run(SweepWorker(1, 2, plan, str(run), 1, None, None).start())
+    assert isinstance(info, dict) and "Ray worker 1" in info["problem"]
+    assert "cannot see the run folder" in info["problem"]
+    run.mkdir()
+    (run / MANIFEST).write_text("{}")
+    monkeypatch.delenv("MM_TEST_KEY", raising=False)
+    info = _run(SweepWorker(1, 2, plan, str(run), 1, None, None).start())
+    assert isinstance(info, dict) and "MM_TEST_KEY" in info["problem"] and not (run / "shards").exists()
