@@ -27,6 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--trace", action="store_true",
                    help="export OpenTelemetry spans (also `trace = true` in the file): OTLP when "
                         "OTEL_EXPORTER_OTLP_ENDPOINT is set, else RUN/traces.jsonl (docs/traces.md)")
+    s.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the episodes on Ray workers (the optional extra `ray`): the cluster at ADDRESS "
+                        "(HOST:PORT, ray://HOST:PORT; auto: the one running here; local: a new one here), else "
+                        "RAY_ADDRESS's or the one running here, else a new one; endpoint limits hold for the whole "
+                        "cluster (docs/ray.md)")
     s.set_defaults(func=cmd_sweep)
 
     r = sub.add_parser("rescore", help="re-score a run's stored messages with an instrument (no episode re-runs)")
@@ -96,8 +101,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     flag, target = ("--out", args.out) if args.out is not None else ("--runs-dir", args.runs_dir)
     if (where := folder_problem(target)) is not None:  # before any model call, never a traceback after
         raise UserError(f"{flag} {target}: {where}")
+    if args.ray is not None:
+        from mustmaybe.sweep import connect_ray
+
+        connect_ray(args.ray or None)  # before the run folder exists: a missing extra or cluster is one line
     opts = SweepOptions(out=args.out, resume=args.resume, use_cache=not args.no_cache, json=args.json,
-                        runs_dir=args.runs_dir, trace=trace)
+                        runs_dir=args.runs_dir, trace=trace, ray=args.ray)
     code, summary = execute_sweep(plan, opts)
     if args.json:
         print(json.dumps(summary, indent=2))

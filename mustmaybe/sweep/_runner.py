@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mustmaybe.agents import CallSharing, ResponseCache
@@ -31,10 +32,14 @@ log = logging.getLogger("mustmaybe.sweep")
 
 
 class SweepRunner:
-    """Runs the episodes of one plan into one store, counting into one tally."""
+    """Runs the episodes of one plan into one store, counting into one tally.
+
+    `judgments_dir` holds the judge instrument's judgments file (default: the store's folder; a Ray
+    worker writing a shard passes the run folder, so every worker shares one).
+    """
 
     def __init__(self, plan: SweepPlan, store: RunStore, tally: Tally, *, cache: ResponseCache | None = None,
-                 session: int = 1, replace: set[str] | None = None) -> None:
+                 session: int = 1, replace: set[str] | None = None, judgments_dir: Path | None = None) -> None:
         self.plan = plan
         self.store = store
         self.tally = tally
@@ -45,7 +50,8 @@ class SweepRunner:
         self.sharing = CallSharing(cache=cache)  # every episode's clients share the cache and calls in flight
         # The sweep's instrument, when it is not the rules: it re-scores each record before it is stored.
         self.instrument = None if _is_rules(plan.file.checker) else resolve_instrument(
-            plan.file.checker, cache=ResponseCache(store.run_dir / JUDGMENTS_FILE), sharing=self.sharing,
+            plan.file.checker, cache=ResponseCache((judgments_dir or store.run_dir) / JUDGMENTS_FILE),
+            sharing=self.sharing,
             endpoints=plan.endpoints)
 
     async def run_one(self, ep: PlannedEpisode) -> None:

@@ -1,7 +1,8 @@
 """One `mustmaybe sweep` session: prepare (or resume) the run folder, run, display, finish the manifest.
 
 The run folder and its resume policy: sweep/_resume.py. Running the episodes (here or in worker
-processes) and stopping on a signal: sweep/_execution.py. The live display: sweep/_display.py.
+processes) and stopping on a signal: sweep/_execution.py; on Ray workers (`--ray`): sweep/_ray_pool.py.
+The live display: sweep/_display.py.
 Exit status 130 (SIGINT) or 143 (SIGTERM) when stopped.
 """
 
@@ -21,7 +22,9 @@ from mustmaybe.store import (
     RunStore,
     git_state,
     host_info,
+    merge_shards,
     package_versions,
+    shard_paths,
     update_manifest,
     write_manifest,
     writer_lock,
@@ -81,6 +84,10 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
 def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dict[str, Any], checker_version: str,
              console: Console, err_console: Console) -> tuple[int, dict[str, Any]]:
     run_dir = store.run_dir
+    if shard_paths(run_dir):
+        # A run made on Ray: what any worker stored counts as stored, even if its merge never came
+        # (the driver killed, say), so a resume repeats none of it.
+        merge_shards(store)
     plan_keys = {e.key for e in plan.episodes}
     stored = store.keys() & plan_keys
     rerun = ((store.infra_failed_keys() | store.failed_keys()) & plan_keys) if opts.resume else set()
@@ -121,17 +128,26 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
         tally.endpoint(ep_name).planned = n
 
     use_cache = opts.use_cache and any(m.backend != "sim" for e in todo for m in e.spec.models.values())
-    workers = max(1, min(plan.workers, len(todo)))
+    on_ray = opts.ray is not None and bool(todo)
+    if on_ray:
+        from ._ray_pool import ray_workers
+
+        workers = min(ray_workers(plan), len(todo))
+    else:
+        workers = max(1, min(plan.workers, len(todo)))
     if not opts.json:
+        where = f"  ·  {workers} Ray workers" if on_ray else (f"  ·  {workers} worker processes" if workers > 1 else "")
         err_console.print(f"[bold]run folder[/bold] {run_dir}  ·  {len(todo):,} of {len(plan.episodes):,} episodes "
-                          f"to run" + (f" ({len(rerun)} again after failures)" if rerun else "")
-                          + (f"  ·  {workers} worker processes" if workers > 1 else ""))
+                          f"to run" + (f" ({len(rerun)} again after failures)" if rerun else "") + where)
         for w in plan.warnings:
+            if on_ray and w.startswith("workers = "):
+                continue  # the fork pool's cap: on Ray the limits hold for the cluster, whatever the count
             err_console.print(f"[yellow]warning:[/yellow] {w}")
 
     exit_code = 0
     status = "running"
     errors: list[str] = []
+    ray_info: dict[str, Any] | None = None
 
     def quit_note(signum: int) -> None:
         # A second signal leaves at once: the manifest still says how this session ended.
@@ -147,7 +163,21 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
 
     try:
         with lean_runtime(), interrupt.on_quit(quit_note):
-            if workers > 1:
+            if on_ray:
+                from ._ray_pool import RayPool
+
+                latest = [tally]
+                pool = RayPool(plan, todo, workers, store=store, session=session_n,
+                               cache_path=cache_path if use_cache else None)
+                update_manifest(run_dir, lambda m: _session_of(m, session_n).update(
+                    ray={"workers": pool.info}))
+                try:
+                    tally, errors = run_workers(plan, todo, workers, rerun, store, [], None, session_n, tally,
+                                                console, opts, latest, pool=pool)
+                finally:
+                    tally = latest[-1]
+                    ray_info = pool.close()
+            elif workers > 1:
                 store.close()  # never carry an open SQLite connection across fork()
                 latest = [tally]
                 try:
@@ -175,6 +205,8 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
             summary["trace"] = tracing.destination()
         if errors:
             summary["worker_errors"] = errors
+        if ray_info is not None:
+            summary["ray"] = ray_info
         counts = {k: summary[k] for k in ("episodes", "done", "failed", "with_errors", "infra_errors", "parse_errors")}
 
         def finish(m: dict[str, Any]) -> None:
@@ -183,6 +215,8 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
                 if s.get("session") == session_n:
                     s.update(ended_at=now(), status=status, ran=tally.ran, failed=tally.failed,
                              in_tool_s=summary["in_tool_s"])
+                    if ray_info is not None:
+                        s["ray"] = {k: ray_info[k] for k in ("address", "workers", "lost_workers", "endpoints")}
 
         update_manifest(run_dir, finish)
     if not opts.json and not console.is_terminal:
@@ -190,3 +224,6 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     return exit_code, summary
 
 
+def _session_of(m: dict[str, Any], n: int) -> dict[str, Any]:
+    """The manifest's entry for session `n`."""
+    return next(s for s in m.get("sessions", []) if s.get("session") == n)

@@ -168,6 +168,39 @@ def flush() -> None:
         _session.flush()
 
 
+def carrier() -> dict[str, str] | None:
+    """The open session's current span as W3C trace-context headers, for a process that is not forked
+    from this one (a Ray worker): None while tracing is off, or when spans go to an exporter given by
+    the caller (another process cannot reach it)."""
+    if _session is None or _session.fixed:
+        return None
+    from opentelemetry import propagate
+
+    out: dict[str, str] = {}
+    propagate.inject(out)
+    return out
+
+
+@contextlib.contextmanager
+def continued(run_dir: str | Path, headers: dict[str, str] | None, *, secrets: Sequence[str] = ()) -> Iterator[None]:
+    """In another process: open a session for `run_dir` whose spans are children of the span `headers`
+    carries (`carrier()`), to the same destination (OTLP as this process's environment says, else
+    `run_dir/traces.jsonl`, appended); flushed and closed at the end. None: tracing off, nothing happens."""
+    if headers is None:
+        yield
+        return
+    from opentelemetry import context as otel_context
+    from opentelemetry import propagate
+
+    start_tracing(run_dir, secrets=secrets)
+    token = otel_context.attach(propagate.extract(headers))
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+        stop_tracing()
+
+
 def destination() -> str | None:
     """Where the open session's spans go, in words (`RUN/traces.jsonl`, `otlp:<endpoint>`), else None."""
     return _session.destination if _session is not None else None
@@ -204,7 +237,9 @@ __all__ = [
     "OTLP_ENV",
     "TRACES_FILE",
     "after_fork",
+    "carrier",
     "check_tracing",
+    "continued",
     "destination",
     "enabled",
     "exporting_to",
