@@ -26,7 +26,7 @@ from ._executor import (
     recommended_action,
 )
 from ._failure import ModelCallError, NotACompletionError, describe_failure
-from ._limits import EndpointLimiter, limiters
+from ._limits import EndpointLimiter, limiters, set_limiter_factory
 from ._local_check import LocalBackendUnavailable, check_local_backend, local_model_path
 from ._patches import dependency_patches
 from ._pipeline import CallSharing, build_client
@@ -78,4 +78,5 @@ __all__ = [
     "parse_model_spec",
     "prompts",
     "recommended_action",
+    "set_limiter_factory",
 ]

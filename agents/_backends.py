@@ -29,6 +29,7 @@ class ClientContext:
     requested_action: str = ""
     fallback_action: str = ""
     endpoint: EndpointConfig | None = None
+    substrate: str = "autogen"  # the framework whose agent makes the calls (a cache key field when not autogen)
 
     @property
     def model_seed(self) -> int:

@@ -130,7 +130,7 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
     """The fixed key fields of one agent's client: backend, model, URL and generation parameters.
 
     The structured-output mode is part of the key because it changes what the server is asked
-    (a schema-constrained answer and a prompted one differ).
+    (a schema-constrained answer and a prompted one differ); a substrate other than AutoGen is too.
     """
     seed = ctx.model_seed
     mode: str
@@ -153,6 +153,10 @@ def cache_key_fields(spec: ModelSpec, ctx: ClientContext) -> dict[str, Any]:
         fields.update(ctx.params.request_params())
         if ctx.params.extra_body is not None:
             fields["extra_body"] = ctx.params.extra_body
+    if ctx.substrate != "autogen":
+        # Another substrate's episodes are their own realizations: a LangGraph call that sends what an
+        # AutoGen call sent is asked again, not answered with AutoGen's answer (AutoGen keys unchanged).
+        fields["substrate"] = ctx.substrate
     return fields
 
 

@@ -8,6 +8,11 @@ attempt. Retries sit outside the limiter, so a request waiting out its backoff f
 
 asyncio primitives belong to the event loop they are first used in, so limiters are created
 lazily inside the running loop and the registry is kept per loop (tests run one loop each).
+
+A sweep spread over several machines (`sweep --ray`) needs each endpoint's limits to hold across
+all of them, not per process: its workers install a limiter factory (`set_limiter_factory`) whose
+limiters take their slot and token from one cluster-wide gate (mustmaybe/sweep/_ray_gate.py).
+Without one, every limiter is the in-process `EndpointLimiter` below.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import openai
@@ -112,6 +117,20 @@ class EndpointLimiter:
         self._not_before = max(self._not_before, time.monotonic() + max(0.0, seconds))
 
 
+LimiterFactory = Callable[[EndpointConfig], EndpointLimiter]
+_factory: LimiterFactory | None = None
+
+
+def set_limiter_factory(factory: LimiterFactory | None) -> None:
+    """Build every limiter created from now on with `factory` (None: the in-process `EndpointLimiter`).
+
+    Limiters already created in a running loop are kept; a process sets this once, before its
+    first model call (a Ray sweep worker does, at start).
+    """
+    global _factory
+    _factory = factory
+
+
 _LIMITERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, EndpointLimiter]] = (
     weakref.WeakKeyDictionary()
 )
@@ -135,7 +154,7 @@ def get_limiter(endpoint: EndpointConfig) -> EndpointLimiter:
     key = _url_key(endpoint.base_url)
     limiter = per_loop.get(key)
     if limiter is None:
-        limiter = per_loop[key] = EndpointLimiter(endpoint)
+        limiter = per_loop[key] = (_factory or EndpointLimiter)(endpoint)
     elif (limiter.endpoint.concurrency, limiter.endpoint.requests_per_minute) != (
         endpoint.concurrency, endpoint.requests_per_minute
     ) and endpoint not in limiter.ignored:

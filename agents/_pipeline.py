@@ -64,4 +64,5 @@ def build_client(spec: ModelSpec, ctx: ClientContext, *, json_output: type[BaseM
         fields = cache_key_fields(spec, ctx)
         client = SingleFlightClient(CachingClient(client, sharing.cache, fields), sharing.inflight, fields)
     return RecordingClient(inner=client, agent=ctx.agent, json_output=json_output, timeout_s=timeout_s,
-                           endpoint=spec.endpoint, retrying=retrying if isinstance(retrying, RetryingClient) else None)
+                           endpoint=spec.endpoint, retrying=retrying if isinstance(retrying, RetryingClient) else None,
+                           model=spec, role=ctx.role, params=ctx.params, model_seed=ctx.model_seed)

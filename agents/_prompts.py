@@ -2,10 +2,16 @@
 
 What each role sees is decided here and nowhere else: the reviewer gets the full record; every
 other role gets only what its condition gives it.
+
+Wording variants (the paraphrase panel, appendix G): `agents/prompts/<wording>/<name>.txt` holds a
+hand-written rewording of each base template that keeps its meaning and every line a reader parses
+(the reviewer's five labels, the executor's JSON keys, the `Team note:` / `Relevant history:` /
+`Your view:` lines). The base wording is the templates at the top level, unchanged.
 """
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from importlib import resources
 from string import Template
@@ -25,18 +31,51 @@ WORKFLOW_HEADER = "Workflow state (read-only, committed by the workflow system; 
 PARTIAL_WORK_NOTE = "Progress: steps 1 and 2 are already done; only the last step remains."
 
 
+BASE_WORDING = "base"
+# Every template a wording variant rewords (the style instructions are one file per style).
+TEMPLATES: tuple[str, ...] = (
+    "coordinator_consensus", "coordinator_dissent", "executor", "ownership_deferral", "ownership_summary",
+    "peer", "planner", "planner_restart", "precedent", "relay", "reviewer", "schema", "summary", "trajectory",
+    "trajectory_chain", "trajectory_group", "trajectory_plan",
+)
+
+
 @cache
-def template(name: str) -> Template:
-    """A prompt template by file stem; KeyError names the missing template."""
+def template(name: str, wording: str = BASE_WORDING) -> Template:
+    """A prompt template by file stem, in a wording; KeyError names the missing template."""
+    parts = ("prompts", f"{name}.txt") if wording == BASE_WORDING else ("prompts", wording, f"{name}.txt")
     try:
-        text = resources.files("mustmaybe.agents").joinpath("prompts", f"{name}.txt").read_text("utf-8")
+        text = resources.files("mustmaybe.agents").joinpath(*parts).read_text("utf-8")
     except FileNotFoundError:
-        raise KeyError(f"no prompt template '{name}' in agents/prompts") from None
+        raise KeyError(f"no prompt template '{'/'.join(parts)}' in agents/") from None
     return Template(text.strip())
 
 
-def render(template_name: str, /, **values: str) -> str:
-    return template(template_name).substitute(**values)
+def render(template_name: str, /, wording: str = BASE_WORDING, **values: str) -> str:
+    return template(template_name, wording).substitute(**values)
+
+
+def style_instruction(style: str, wording: str = BASE_WORDING) -> str:
+    """The summary prompt's compression instruction for `style`, in a wording."""
+    if wording == BASE_WORDING:
+        return STYLE_INSTRUCTIONS[style]
+    return template(f"style_{style}", wording).template
+
+
+def prompt_wordings() -> list[str]:
+    """The wording variants that reword the prompts (folders of agents/prompts), base first."""
+    root = resources.files("mustmaybe.agents").joinpath("prompts")
+    return [BASE_WORDING, *sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("_"))]
+
+
+@cache
+def wording_digest(wording: str) -> str:
+    """sha256 of every template text of a wording (what its episodes' keys digest); KeyError if one is missing."""
+    h = hashlib.sha256()
+    for name in (*TEMPLATES, *(f"style_{s}" for s in STYLE_INSTRUCTIONS)):
+        text = style_instruction(name[6:], wording) if name.startswith("style_") else template(name, wording).template
+        h.update(name.encode() + b"\0" + text.encode("utf-8") + b"\0")
+    return h.hexdigest()
 
 
 def actions_block(scenario: Scenario) -> str:
@@ -112,33 +151,58 @@ def executor_task(scenario: Scenario, condition: Condition, handoff: str, contro
 
 
 def transformer_system(condition: Condition, scenario: Scenario, *, role: str, name: str = "",
-                       frame: str = "", partial_work: bool = False) -> str:
-    """System prompt of one transformer role (summarizer, planner, peer, coordinator)."""
+                       frame: str = "", partial_work: bool = False, wording: str = BASE_WORDING) -> str:
+    """System prompt of one transformer role (summarizer, planner, peer, coordinator), in a wording."""
     p = scenario.pressure
     t = condition.transform
+    w = wording
     if role == "peer":
-        return render("peer", name=name, frame=frame)
+        return render("peer", w, name=name, frame=frame)
     if role == "coordinator" and t in ("consensus", "dissent"):
-        return render("coordinator_dissent" if t == "dissent" else "coordinator_consensus")
+        return render("coordinator_dissent" if t == "dissent" else "coordinator_consensus", w)
     if t == "verbatim":
-        return render("relay")
+        return render("relay", w)
     if t == "summary":
-        return render("summary", style_instruction=STYLE_INSTRUCTIONS[condition.style or "normal"])
+        return render("summary", w, style_instruction=style_instruction(condition.style or "normal", w))
     if t == "schema":
-        return render("schema")
+        return render("schema", w)
     if t == "ownership_summary":
-        return render("ownership_summary", ownership_note=_need(p.ownership_note, scenario, "ownership_note"))
+        return render("ownership_summary", w, ownership_note=_need(p.ownership_note, scenario, "ownership_note"))
     if t == "ownership_deferral":
-        return render("ownership_deferral", ownership_note=_need(p.ownership_note, scenario, "ownership_note"))
+        return render("ownership_deferral", w, ownership_note=_need(p.ownership_note, scenario, "ownership_note"))
     if t == "precedent":
-        return render("precedent", precedent=_need(p.precedent, scenario, "precedent"))
+        return render("precedent", w, precedent=_need(p.precedent, scenario, "precedent"))
     # The plan itself reaches the planner as a message, so that its order relative to the
     # review (plan first, blocker first) is the condition's manipulation.
     if t == "deadline_plan":
-        return render("planner")
+        return render("planner", w)
     if t == "restart":
-        return render("planner_restart")
+        return render("planner_restart", w)
     raise KeyError(f"condition {condition.id}: no transformer prompt for transform '{t}'")
+
+
+def trajectory_system(condition: Condition, scenario: Scenario, *, kind: str, stages: list[tuple[str, str | None]],
+                      partial_work: bool = False, wording: str = BASE_WORDING) -> str:
+    """System prompt of the single-call trajectory (the paper's design, 001): one call writes every stage.
+
+    `kind` is chain | group | plan; `stages` lists (agent name, peer view or None) per stage, in order.
+    Each stage's own instruction is the prompt the real team's agent would get, so the single call
+    and the team carry the same manipulation.
+    """
+    w = wording
+    if kind == "chain":
+        instruction = transformer_system(condition, scenario, role="transformer", wording=w)
+        workflow = render("trajectory_chain", w, n=str(len(stages)), instruction=instruction)
+    elif kind == "group":
+        instruction = transformer_system(condition, scenario, role="coordinator", wording=w)
+        workflow = render("trajectory_group", w, n=str(len(stages) - 1), instruction=instruction)
+    else:
+        instruction = transformer_system(condition, scenario, role="transformer", wording=w)
+        workflow = render("trajectory_plan", w, instruction=instruction, plan=plan_text(scenario, partial_work))
+    lines = [f"Stage {i}: {name}" + (f", whose view is: {view}" if view else "")
+             for i, (name, view) in enumerate(stages, start=1)]
+    # A blank line after the workflow: the plan block ends there for any reader that looks for it.
+    return render("trajectory", w, workflow=workflow.strip() + "\n", stages="\n".join(lines))
 
 
 def _need(value: str | None, scenario: Scenario, key: str) -> str:

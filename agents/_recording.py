@@ -23,6 +23,9 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from mustmaybe import tracing
+from mustmaybe.records import ModelSpec, RoleParams
+
 from ._delegating import CallArgs, DelegatingClient
 from ._failure import ModelCallError, describe_failure
 from ._retry import RetryingClient
@@ -61,9 +64,13 @@ class RecordingClient(DelegatingClient):
     """
 
     def __init__(self, inner: ChatCompletionClient, agent: str, json_output: type[BaseModel] | None = None,
-                 timeout_s: float | None = None, endpoint: str = "", retrying: RetryingClient | None = None) -> None:
+                 timeout_s: float | None = None, endpoint: str = "", retrying: RetryingClient | None = None, *,
+                 model: ModelSpec | None = None, role: str | None = None, params: RoleParams | None = None,
+                 model_seed: int | None = None) -> None:
         super().__init__(inner)
         self.agent = agent
+        # What a model-call span says about the request (read only while tracing is on).
+        self.model, self.role, self.params, self.model_seed = model, role, params, model_seed
         self.retrying = retrying  # the pipeline's retry layer, if it has one: its counters and call errors
         self.endpoint = endpoint
         self.json_output = json_output
@@ -93,6 +100,19 @@ class RecordingClient(DelegatingClient):
                               attempts=len(seen) or None)
 
     async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
+        if not tracing.enabled():
+            return await self._recorded(messages, args)
+        with tracing.span(f"chat {self.model.name if self.model else self.agent}", request_attributes(self),
+                          kind="CLIENT") as span:
+            try:
+                result = await self._recorded(messages, args)
+            except ModelCallError as exc:
+                span.set_attribute("error.type", exc.kind)
+                raise
+            span.set_attributes(response_attributes(result))
+            return result
+
+    async def _recorded(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         received = [message_text(m) for m in messages]
         t0 = time.perf_counter()
         limit = asyncio.timeout(self.timeout_s) if self.timeout_s else None
@@ -143,3 +163,46 @@ class RecordingClient(DelegatingClient):
 
     def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         return 1_000_000
+
+
+_GEN_AI_SYSTEM = {"openai": "openai", "sim": "mustmaybe.sim", "local": "llama.cpp"}
+
+
+def request_attributes(client: RecordingClient) -> dict[str, Any]:
+    """A model-call span's request attributes (OpenTelemetry GenAI semantic conventions, plus ours)."""
+    attrs: dict[str, Any] = {"gen_ai.operation.name": "chat", "mustmaybe.agent": client.agent}
+    if client.role is not None:
+        attrs["mustmaybe.role"] = client.role
+    if client.endpoint:
+        attrs["mustmaybe.endpoint"] = client.endpoint
+    spec = client.model
+    if spec is not None:
+        system = _GEN_AI_SYSTEM.get(spec.backend, spec.backend)
+        attrs.update({"gen_ai.system": system, "gen_ai.provider.name": system, "gen_ai.request.model": spec.name,
+                      "mustmaybe.model": str(spec)})
+        if spec.base_url:
+            from urllib.parse import urlsplit
+
+            url = urlsplit(spec.base_url)
+            if url.hostname:
+                attrs["server.address"] = url.hostname
+            port = url.port or (443 if url.scheme == "https" else 80)
+            attrs["server.port"] = port
+    if client.params is not None:
+        attrs["gen_ai.request.temperature"] = client.params.temperature
+        attrs["gen_ai.request.max_tokens"] = client.params.max_tokens
+    if client.model_seed is not None:
+        attrs["gen_ai.request.seed"] = client.model_seed
+    if client.json_output is not None:
+        attrs["gen_ai.output.type"] = "json"
+    return attrs
+
+
+def response_attributes(result: CreateResult) -> dict[str, Any]:
+    """A model-call span's response attributes: usage and finish reason, where the backend said them."""
+    attrs: dict[str, Any] = {"gen_ai.usage.input_tokens": result.usage.prompt_tokens,
+                             "gen_ai.usage.output_tokens": result.usage.completion_tokens,
+                             "mustmaybe.cached": bool(result.cached)}
+    if result.finish_reason and result.finish_reason != "unknown":
+        attrs["gen_ai.response.finish_reasons"] = (result.finish_reason,)
+    return attrs

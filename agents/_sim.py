@@ -128,6 +128,11 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         if cfg.role == "executor":
             return roles.execute(last, requested=cfg.requested_action, fallback=cfg.fallback_action,
                                  unsafe=rates.unsafe, ex=self._profile.executor, rng=rng)
+        if roles.trajectory_stages(system):  # the paper's single-call trajectory (teams/_trajectory.py)
+            text, truths = roles.trajectory(condition=cfg.condition, transform_name=cfg.transform, style=cfg.style,
+                                            system=system, users=users, rates=rates, rng=rng)
+            self.truth.extend({**t, "profile": cfg.profile, "seed": cfg.seed} for t in truths)
+            return text
         text, truth = roles.transform(agent=cfg.agent, hop=cfg.hop, condition=cfg.condition,
                                       transform_name=cfg.transform, style=cfg.style, system=system, users=users,
                                       rates=rates, rng=rng)

@@ -334,3 +334,45 @@ def _malformed(answer: dict[str, Any], rng: random.Random) -> str:
     if style == 1:
         return f"I would choose {answer['action']} here. {answer['rationale']}"
     return text.replace('"', "'")
+
+
+# --------------------------------------------------------------------------- single-call trajectories
+
+_STAGE_LINE = re.compile(r"^Stage (\d+): ([a-z_0-9]+)(?:, whose view is: (.*))?$", re.MULTILINE)
+_PLAN_BLOCK = re.compile(r"Current plan:\s*\n(.+?)\n\s*\n", re.DOTALL)
+
+
+def trajectory_stages(system: str) -> list[tuple[str, str | None]]:
+    """The (agent, peer view) list of a single-call trajectory prompt's `Stages:` block ([] if none)."""
+    block = system.split("\nStages:\n", 1)
+    if len(block) < 2:
+        return []
+    return [(m.group(2), m.group(3)) for m in _STAGE_LINE.finditer(block[1])]
+
+
+def trajectory(*, condition: str, transform_name: str, style: str | None, system: str, users: list[str],
+               rates: ResolvedRates, rng: random.Random) -> tuple[str, list[dict[str, Any]]]:
+    """A whole trajectory in one response: each stage is what that agent of the real team would write,
+    fed what it would read (the previous stage, or the discussion so far), drawn in order from one rng."""
+    stages = trajectory_stages(system)
+    review = users[-1] if users else ""
+    plan = m.group(1).strip() if (m := _PLAN_BLOCK.search(system)) else ""
+    texts: list[str] = []
+    truths: list[dict[str, Any]] = []
+    peer_lines: list[str] = []
+    for k, (agent, view) in enumerate(stages, start=1):
+        if agent.startswith("peer"):
+            sys_k, users_k = f"Your view: {view or ''}\nReply", [review, *peer_lines]
+        elif agent.startswith("coordinator"):
+            sys_k, users_k = "", [review, *peer_lines]
+        elif agent.startswith("planner"):
+            sys_k, users_k = "", ([f"Current plan:\n{plan}"] if plan else []) + [review]
+        else:  # a chain: each stage reads only the one before (the instruction, with its material, is `system`)
+            sys_k, users_k = system, [texts[-1] if texts else review]
+        text, truth = transform(agent=agent, hop=k, condition=condition, transform_name=transform_name,
+                                style=style, system=sys_k, users=users_k, rates=rates, rng=rng)
+        texts.append(text)
+        truths.append(truth)
+        if agent.startswith("peer"):
+            peer_lines.append(text)
+    return "\n\n".join(f"Stage {k}:\n{t}" for k, t in enumerate(texts, start=1)), truths

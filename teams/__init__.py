@@ -25,8 +25,10 @@ from mustmaybe.records import (
     stages_of,
     thread_text,
 )
+from mustmaybe.scenarios import wording_problem
 
 from . import _topologies as _topologies  # registers the built-in topologies
+from . import _trajectory as _trajectory  # registers single-call
 from ._build import EpisodeTeam, build_team
 from ._context import SourceFilterContext
 from ._episode import classify_error, run_episode
@@ -35,8 +37,18 @@ from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
 from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
 from ._sidecar import Sidecar
-from ._spec import check_topology_text, episode_spec, material_problem, parse_topology
+from ._spec import (
+    check_substrate,
+    check_topology_text,
+    check_wording,
+    episode_spec,
+    material_problem,
+    parse_topology,
+    wording_names,
+    wording_record,
+)
 from ._topologies import COMPATIBLE
+from ._tracing import episode_span, note_outcome, store_span
 from ._user_build import ClientSlot, own_client_problem
 from ._user_team import load_team_file, team_for
 
@@ -65,8 +77,11 @@ __all__ = [
     "TopologySpec",
     "build_team",
     "carried_stages",
+    "check_substrate",
     "check_topology_text",
+    "check_wording",
     "classify_error",
+    "episode_span",
     "episode_spec",
     "executor_outcome",
     "export_topology",
@@ -74,13 +89,18 @@ __all__ = [
     "get_topology",
     "load_team_file",
     "material_problem",
+    "note_outcome",
     "own_client_problem",
     "parse_topology",
     "plan_stages",
     "run_episode",
     "stages_of",
+    "store_span",
     "team_for",
     "thread_text",
     "topology",
     "topology_names",
+    "wording_names",
+    "wording_problem",
+    "wording_record",
 ]

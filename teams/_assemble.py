@@ -71,8 +71,9 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
     # reviewer may also see the gate's projection (trusted state, built from the canonical blocker).
     workflow = team.workflow
     projected = [p] if workflow is not None and (p := workflow.projection()) else []
-    isolation = audit(scenario, visibility["executor"], [artifact.text, *projected])
-    transformer_iso = audit(scenario, visibility["transformer"], [h.text for h in hops] + projected)
+    # The audit reads the record the reviewer actually saw: the task's text in the episode's wording.
+    isolation = audit(spec.surface, visibility["executor"], [artifact.text, *projected])
+    transformer_iso = audit(spec.surface, visibility["transformer"], [h.text for h in hops] + projected)
     if workflow is not None and workflow.note:
         errors.append(EpisodeError(where="workflow", kind="no_gate", message=workflow.note))
     if not transformer_iso.ok:
@@ -91,7 +92,8 @@ def assemble_record(team: EpisodeTeam, spec: EpisodeSpec, hops: list[Hop], artif
         family=cond.family, control=_control(spec), endpoints={r: spec.models[r].endpoint for r in ROLES},
         gate=workflow.record if workflow is not None else None, repair=repair,
         replay_base=base,
-        configs=dict(spec.configs) or None, panel=spec.panel,
+        configs=dict(spec.configs) or None, panel=spec.panel, wording=spec.wording_record,
+        substrate=spec.substrate,
     )
 
 

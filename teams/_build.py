@@ -11,12 +11,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import Team
-from autogen_core import SingleThreadedAgentRuntime
+from autogen_agentchat.base import TaskResult, Team
+from autogen_core import CancellationToken, SingleThreadedAgentRuntime
 
+from mustmaybe import tracing
 from mustmaybe.agents import (
     CallSharing,
     ClientContext,
@@ -30,7 +31,7 @@ from mustmaybe.records import EpisodeSpec, Role, TeamSource
 
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
-from ._registry import TeamPlan, TopologyContext, get_topology
+from ._registry import RunsTask, TeamPlan, TopologyContext, get_topology
 from ._replay import route_seed
 from ._sidecar import HopCallback, Sidecar
 from ._user_build import build_user_team
@@ -39,18 +40,36 @@ from ._user_team import sanitize
 log = logging.getLogger(__name__)
 
 
+class Runtime(Protocol):
+    """What `run_episode` starts and stops around the team: AutoGen's runtime, or LangGraph's stand-in."""
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def stop_when_idle(self) -> None: ...
+
+
+class Executor(Protocol):
+    """The executor, run once on its task (the handoff): an AutoGen agent, or a LangGraph graph."""
+
+    async def run(self, *, task: str, cancellation_token: CancellationToken | None = None) -> TaskResult: ...
+
+
 @dataclass
 class EpisodeTeam:
     """A built episode, ready to run: the team on its own runtime under the sidecar, and the executor.
 
     `clients` and `roles` (by agent name) are what the record's usage, visibility and errors are read
-    from; `config` is the record's `team_config`.
+    from; `config` is the record's `team_config`. The AutoGen build fills it with a
+    SingleThreadedAgentRuntime and an AssistantAgent; the LangGraph build (teams/_langgraph.py) with
+    compiled graphs behind the same two protocols.
     """
 
     plan: TeamPlan
-    runtime: SingleThreadedAgentRuntime
+    runtime: Runtime
     sidecar: Sidecar
-    executor: AssistantAgent
+    executor: Executor
     clients: dict[str, RecordingClient] = field(default_factory=dict)
     roles: dict[str, Role] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
@@ -69,11 +88,19 @@ class EpisodeTeam:
         return out
 
 
-def team_component(team: Team) -> dict[str, Any] | None:
+def team_component(team: RunsTask) -> dict[str, Any] | None:
     """The team's real component config (`team.dump_component()`), secrets removed: what a user can
-    export, edit and run back as `team:PATH.json`. None (and a log line) if a part cannot be dumped."""
+    export, edit and run back as `team:PATH.json`. None (and a log line) if a part cannot be dumped,
+    and None for a team that is no AutoGen team (a LangGraph graph has no component config)."""
+    if not isinstance(team, Team):
+        return None
     try:
         return sanitize(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
+    except NotImplementedError:
+        # A participant that is no AutoGen component by design (single-call's one-call trajectory agent):
+        # there is nothing to dump, which is not an error worth a traceback on every episode.
+        log.info("the team has a participant that is not a dumpable component; team_config.component is null")
+        return None
     except Exception:
         log.exception("the team's component config could not be dumped")
         return None
@@ -116,6 +143,7 @@ class _Agents:
             role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=spec.seed,
             params=params, hop=hop, requested_action=spec.scenario.requested_action.id,
             fallback_action=spec.scenario.blocker.fallback_action, endpoint=spec.endpoint(role),
+            substrate=spec.substrate,
         )
         rec = build_client(ms, ctx, json_output=json_output, timeout_s=spec.params[role].timeout_s,
                            sharing=self.sharing)
@@ -140,7 +168,8 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     """Build the clients, agents and team of one episode; runs nothing.
 
     A replay arm (R-*, V-*) builds its base condition's own team, so every arm of one task, seed and
-    model set starts from the same degraded artifact; only the executor acts under the arm.
+    model set starts from the same degraded artifact; only the executor acts under the arm. A spec
+    whose substrate is `langgraph` gets the same agents as LangGraph graph nodes (teams/_langgraph.py).
 
     Args:
         spec: the resolved episode (`episode_spec`).
@@ -148,19 +177,26 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
         sharing: the sweep's response cache and in-flight calls, shared by every episode's clients.
 
     Raises:
-        ValueError: a condition that cannot run live, or a twin of a task with no resolution.
+        ValueError: a condition that cannot run live, a twin of a task with no resolution, or a substrate
+            that cannot run the topology or is not installed (`SubstrateError`).
     """
     cond, scenario = spec.condition, spec.scenario
     if not cond.runnable:
         raise ValueError(f"condition {cond.id} ({cond.topology}) cannot be run as a live episode yet")
     if spec.twin and scenario.resolution is None:
         raise ValueError(f"task {scenario.id} has no resolution, so it has no benign twin")
+    if spec.substrate == "langgraph":
+        from ._langgraph import build_graph_team  # imports LangGraph (the optional extra) only here
+
+        return build_graph_team(spec, on_hop=on_hop, sharing=sharing)
     started, t0 = datetime.now(UTC), time.perf_counter()
     workflow = WorkflowState(scenario, spec.twin) if spec.workflow else None
     agents = _Agents(spec, sharing, workflow)
     sidecar = Sidecar(scenario, agents.roles, on_hop, twin=spec.twin,
                       on_review=workflow.observe_review if workflow is not None else None)
-    runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False)
+    # While tracing is on, the runtime's own spans go to the session's provider; off, None (AutoGen's default).
+    runtime = SingleThreadedAgentRuntime(intervention_handlers=[sidecar], ignore_unhandled_exceptions=False,
+                                         tracer_provider=tracing.tracer_provider())
     team_cond, team_topo = spec.team_condition, spec.team_topology
     if spec.team is not None:  # a user's team: our reviewer, then theirs (teams/_user_build.py)
         plan = build_user_team(spec, agents.agent, lambda role, name, hop: agents.client(role, name, hop, None),
@@ -169,7 +205,11 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
     else:
         builder = get_topology(team_topo.name).builder
         assert builder is not None, f"topology {team_topo.name} builds no team"  # replay resolves to its base's
-        plan = builder(TopologyContext(scenario, team_cond, agents.agent, runtime), dict(team_topo.params))
+        # The agents read the task in the episode's wording; the sidecar above scores against the task itself.
+        plan = builder(TopologyContext(spec.surface, team_cond, agents.agent, runtime, spec.wording),
+                       dict(team_topo.params))
+        for name, role in plan.stage_roles.items():  # the sidecar scores a trajectory's stages as hops
+            agents.roles.setdefault(name, role)
         has_base = spec.replay is not None or spec.workflow
         team_config = {"team": type(plan.team).__name__, "topology": spec.topology.model_dump(),
                        "base": {"condition": team_cond.id, "topology": team_topo.model_dump()} if has_base else None,
@@ -177,7 +217,7 @@ def build_team(spec: EpisodeSpec, *, on_hop: HopCallback | None = None,
                        "component": team_component(plan.team)}
     executor = AssistantAgent("executor", model_client=agents.client("executor", "executor", 0,
                                                                      decision_model_for(scenario)),
-                              system_message=prompts.render("executor"),
+                              system_message=prompts.render("executor", spec.wording),
                               model_context=SourceFilterContext(include_sources=["user"]))
     return EpisodeTeam(plan=plan, runtime=runtime, sidecar=sidecar, executor=executor, clients=agents.clients,
                        roles=agents.roles, config=team_config, started=started, t0=t0, workflow=workflow)

@@ -99,7 +99,7 @@ async def _run_team(team: EpisodeTeam, spec: EpisodeSpec, token: CancellationTok
     stopping = False
     team.runtime.start()
     try:
-        task = prompts.reviewer_task(spec.scenario, spec.twin)
+        task = prompts.reviewer_task(spec.surface, spec.twin)  # the task as the agents read it (its wording)
         plan = team.plan
         await _cancellable(lambda: plan.run(task, token) if plan.run is not None else
                            plan.team.run(task=task, cancellation_token=token), token)
@@ -107,6 +107,9 @@ async def _run_team(team: EpisodeTeam, spec: EpisodeSpec, token: CancellationTok
         stopping = True
         raise
     except Exception as exc:
+        if team.plan.problems:  # every call answered, but what came back cannot be used (a trajectory's parse)
+            errors.extend(team.plan.problems)
+            return errors
         where = next((name for name, c in team.clients.items() if c.last_error is not None), "team")
         # A team wraps an agent's failure in a RuntimeError carrying the traceback text; report the
         # model call's own failure (which agent, endpoint, and why), so it reads and counts as what it is.
@@ -135,7 +138,7 @@ async def _run_executor(team: EpisodeTeam, spec: EpisodeSpec, artifact_text: str
     # Under W the executor gets its topology's own condition's pressure, as that condition's executor does.
     view_cond = spec.team_condition if spec.workflow else spec.condition
     projection = workflow.projection() if workflow is not None else None
-    task = prompts.executor_task(scenario, view_cond, artifact_text, control, projection)
+    task = prompts.executor_task(spec.surface, view_cond, artifact_text, control, projection)
     try:
         result = await _cancellable(lambda: team.executor.run(task=task, cancellation_token=token), token)
         raw = result.messages[-1].to_text() if result.messages else ""

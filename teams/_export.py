@@ -53,9 +53,9 @@ def export_topology(scenario: Scenario, condition: Condition, topology: str | No
     """
     spec = episode_spec(scenario, condition, models=dict.fromkeys(("reviewer", "transformer", "executor"), "sim"),
                         topology=topology)
-    if spec.replay is not None or spec.workflow or spec.team is not None:
-        raise ValueError(f"topology {spec.topology}: only our team topologies export (not replay arms, W or a "
-                         f"team:PATH.json team)")
+    if spec.replay is not None or spec.workflow or spec.team is not None or spec.topology.name == "single-call":
+        raise ValueError(f"topology {spec.topology}: only our team topologies export (not replay arms, W, "
+                         f"single-call's one-call trajectory or a team:PATH.json team)")
     built = build_team(spec)
     component = team_component(built.plan.team)
     if component is None:

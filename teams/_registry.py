@@ -8,26 +8,38 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import ChatAgent, Team
+from autogen_agentchat.base import ChatAgent
+from autogen_core import CancellationToken
 
 from mustmaybe.records import Role
 from mustmaybe.scenarios import Condition, Scenario
+
+
+class RunsTask(Protocol):
+    """A team that runs once on the reviewer's task: an AutoGen team, or a compiled LangGraph graph."""
+
+    async def run(self, *, task: str, cancellation_token: CancellationToken | None = None) -> Any: ...
 
 
 @dataclass
 class TeamPlan:
     """A built team: the AutoGen team, who plays which role, and whose last message is the artifact."""
 
-    team: Team
+    team: RunsTask
     roles: dict[str, Role]
     artifact_agent: str
     participants: list[ChatAgent] = field(default_factory=list)
     # Runs the plan from the reviewer's task when running `team` alone does not (a user's team runs
     # after our reviewer; teams/_user_build.py). It may set `artifact_agent` from what the team said.
     run: Callable[[str, Any], Awaitable[None]] | None = None
+    # Why the team's output cannot be used although every model call succeeded (a single-call
+    # trajectory that does not parse): filled while the team runs, and the episode then fails.
+    problems: list[Any] = field(default_factory=list)
+    # Senders that are no agent of their own but whose messages are hops (a trajectory's stages).
+    stage_roles: dict[str, Role] = field(default_factory=dict)
 
 
 # make_agent(name, role, system_message, *, include_sources, exclude_sources, last_n, hop) -> agent
@@ -36,10 +48,11 @@ AgentFactory = Callable[..., AssistantAgent]
 
 @dataclass
 class TopologyContext:
-    scenario: Scenario
+    scenario: Scenario  # the task as the agents read it (its wording's surface text)
     condition: Condition
     make_agent: AgentFactory
     runtime: Any
+    wording: str = "base"  # the prompt templates' wording variant (agents/prompts/<wording>/)
 
 
 @dataclass(frozen=True)

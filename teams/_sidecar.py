@@ -13,11 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from autogen_agentchat.base import Response
+from autogen_agentchat.messages import BaseChatMessage
 from autogen_core import DefaultInterventionHandler
 
-from mustmaybe.checker import ArtifactScore, FieldProfile, Flags, score_artifact
+from mustmaybe import tracing
+from mustmaybe.checker import CHECKER_VERSION, ArtifactScore, FieldProfile, Flags, score_artifact
 from mustmaybe.records import Hop, Role, twin_reading
 from mustmaybe.scenarios import Scenario
+
+# The metadata key a single-call trajectory (teams/_trajectory.py) marks its published stages with.
+STAGE_MARK = "mustmaybe_trajectory_stage"
 
 warnings.filterwarnings("ignore", message="Intervention handler on_response returned None")
 log = logging.getLogger(__name__)
@@ -34,12 +39,34 @@ _UNSCORED = ArtifactScore(
 
 def safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScore:
     """Score `text`; a checker failure is kept as an error and an undetermined score, never a lost hop."""
+    if not tracing.enabled():
+        return _safe_score(scenario, text, errors)
+    with tracing.span("mustmaybe.checker.score", {"mustmaybe.checker": CHECKER_VERSION, "mustmaybe.task": scenario.id,
+                                                  "mustmaybe.text.chars": len(text)}) as span:
+        n = len(errors)
+        score = _safe_score(scenario, text, errors)
+        span.set_attributes(score_attributes(score))
+        if len(errors) > n:
+            span.set_attribute("error.type", "checker_failed")
+        return score
+
+
+def _safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScore:
     try:
         return score_artifact(scenario, text)
     except Exception as exc:
         log.exception("checker failed")
         errors.append(f"{type(exc).__name__}: {exc}")
         return _UNSCORED
+
+
+def score_attributes(score: ArtifactScore) -> dict[str, object]:
+    """A score as span attributes: the state, completeness, retention and the field profile R."""
+    f = score.fields
+    return {"mustmaybe.state": score.state, "mustmaybe.complete": score.complete,
+            "mustmaybe.retention_score": score.retention_score, "mustmaybe.fields.status": f.status,
+            "mustmaybe.fields.prerequisite": f.prerequisite, "mustmaybe.fields.authority": f.authority,
+            "mustmaybe.fields.fallback": f.fallback}
 
 
 def score_artifact_text(scenario: Scenario, text: str, hops: list[Hop], errors: list[str]) -> ArtifactScore:
@@ -84,12 +111,29 @@ class Sidecar(DefaultInterventionHandler):
         return message
 
     def _record(self, response: Response) -> None:
+        # A single-call trajectory (teams/_trajectory.py) publishes its earlier stages as marked inner
+        # messages of its one response; each is a hop, scored before the final stage.
+        for inner in response.inner_messages or ():
+            if isinstance(inner, BaseChatMessage) and inner.metadata.get(STAGE_MARK):
+                self.observe(inner.source, inner.to_text())
         chat = response.chat_message
-        source = chat.source
+        self.observe(chat.source, chat.to_text())
+
+    def observe(self, source: str, text: str) -> None:
+        """Score one transmitted message from agent `source`: the AutoGen handler above and the LangGraph
+        nodes (teams/_langgraph.py, before they hand the message on) both come through here."""
         role = self.roles.get(source)
         if role is None:  # pressure material (the plan board), not a carrier of the blocker
             return
-        text = chat.to_text()
+        if not tracing.enabled():
+            self._hop(role, source, text)
+            return
+        with tracing.span("mustmaybe.hop", {"mustmaybe.hop.index": len(self.hops), "mustmaybe.hop.role": role,
+                                            "mustmaybe.hop.sender": source}) as span:
+            hop = self._hop(role, source, text)
+            span.set_attributes(score_attributes(hop.score))
+
+    def _hop(self, role: Role, source: str, text: str) -> Hop:
         score = safe_score(self.scenario, text, self.errors)
         hop = Hop(index=len(self.hops), role=role, sender=source, text=text,
                   score=twin_reading(score) if self.twin else score)
@@ -101,3 +145,4 @@ class Sidecar(DefaultInterventionHandler):
                 self.on_hop(hop)
             except Exception:
                 log.exception("on_hop callback failed")
+        return hop

@@ -42,11 +42,13 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     # A user's team (team:PATH.json) does its own transformation; the condition still sets the
     # executor's pressure and, with --model transformer=sim, the sim's mechanics. W's gate is ours.
     "team": _HOP | {"consensus", "dissent", "deadline_plan", "restart"},
+    # The paper's single-call trajectories (teams/_trajectory.py): the S, C and E teams in one response.
+    "single-call": _HOP | {"consensus", "dissent", "deadline_plan", "restart"},
 }
 
 
 def _reviewer(ctx: TopologyContext) -> ChatAgent:
-    return ctx.make_agent(REVIEWER, "reviewer", prompts.render("reviewer"), include_sources=[_TASK_SOURCE])
+    return ctx.make_agent(REVIEWER, "reviewer", prompts.render("reviewer", ctx.wording), include_sources=[_TASK_SOURCE])
 
 
 def _graph(agents: Sequence[ChatAgent], ctx: TopologyContext) -> GraphFlow:
@@ -87,7 +89,7 @@ def _hop_chain(ctx: TopologyContext, hops: int) -> TeamPlan:
     base = _transformer_name(c.transform)
     for i in range(1, hops + 1):
         name = base if hops == 1 else f"{base}_{i}"
-        system = prompts.transformer_system(c, s, role="transformer")
+        system = prompts.transformer_system(c, s, role="transformer", wording=ctx.wording)
         # Each hop sees only the previous hop's output: no task, no earlier hops.
         agent = ctx.make_agent(name, "transformer", system, include_sources=[prev], last_n=1, hop=i)
         agents.append(agent)
@@ -134,12 +136,13 @@ def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     for i in range(1, peers_n + 1):
         name = f"{PEER_PREFIX}{i}"
         frame = frames[(i - 1) % len(frames)] if frames else "Weigh the reviewer's point on its merits."
-        system = prompts.transformer_system(c, s, role="peer", name=name, frame=frame)
+        system = prompts.transformer_system(c, s, role="peer", name=name, frame=frame, wording=ctx.wording)
         # Peers see the discussion (review and peers) but never the reviewer's full record.
         agents.append(ctx.make_agent(name, "transformer", system, exclude_sources=[_TASK_SOURCE], hop=i))
         roles[name] = "transformer"
         peer_names.append(name)
-    coord = ctx.make_agent(COORDINATOR, "transformer", prompts.transformer_system(c, s, role="coordinator"),
+    coord = ctx.make_agent(COORDINATOR, "transformer",
+                           prompts.transformer_system(c, s, role="coordinator", wording=ctx.wording),
                            exclude_sources=[_TASK_SOURCE], hop=peers_n + 1)
     agents.append(coord)
     roles[COORDINATOR] = "transformer"
@@ -186,7 +189,8 @@ def build_planner(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     rev = _reviewer(ctx)
     transform_ctx = c if c.transform in ("deadline_plan", "restart") else c.model_copy(
         update={"transform": "restart" if order == "restart" else "deadline_plan"})
-    planner = ctx.make_agent(PLANNER, "transformer", prompts.transformer_system(transform_ctx, s, role="transformer"),
+    planner = ctx.make_agent(PLANNER, "transformer", prompts.transformer_system(transform_ctx, s, role="transformer",
+                                                                                 wording=ctx.wording),
                              include_sources=["plan_board", REVIEWER], hop=1)
     seq: list[ChatAgent] = [rev, board, planner] if order == "blocker_first" else [board, rev, planner]
     return TeamPlan(_graph(seq, ctx), {REVIEWER: "reviewer", PLANNER: "transformer"}, PLANNER, seq)

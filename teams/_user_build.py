@@ -179,8 +179,10 @@ def _sim_selector(spec: EpisodeSpec, agent: str) -> RecordingClient:
                            timeout_s=spec.params["transformer"].timeout_s, endpoint="sim")
 
 
-def _reviewer_flow(make_agent: AgentFactory, runtime: SingleThreadedAgentRuntime) -> tuple[GraphFlow, ChatAgent]:
-    rev = make_agent(REVIEWER, "reviewer", prompts.render("reviewer"), include_sources=["user"])
+def _reviewer_flow(make_agent: AgentFactory, runtime: SingleThreadedAgentRuntime,
+                   wording: str) -> tuple[GraphFlow, ChatAgent]:
+    # Our reviewer reads the episode's wording like every agent of ours; the user's team keeps its own prompts.
+    rev = make_agent(REVIEWER, "reviewer", prompts.render("reviewer", wording), include_sources=["user"])
     g = DiGraphBuilder()
     g.add_node(rev)
     return GraphFlow([rev], graph=g.build(), runtime=runtime), rev
@@ -226,7 +228,7 @@ def build_user_team(spec: EpisodeSpec, make_agent: AgentFactory, make_client: Cl
         raise ValueError(f"team:{source.path}: AutoGen cannot build the team ({type(exc).__name__}: {first})") from None
     finally:
         _SLOTS.reset(token)
-    reviewer_flow, reviewer = _reviewer_flow(make_agent, runtime)
+    reviewer_flow, reviewer = _reviewer_flow(make_agent, runtime, spec.wording)
     plan = TeamPlan(team=team, roles={REVIEWER: "reviewer", **dict.fromkeys(source.participants, "transformer")},
                     artifact_agent=source.participants[-1], participants=[reviewer])
     plan.run = _runner(plan, reviewer_flow, team, source)

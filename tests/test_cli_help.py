@@ -55,7 +55,7 @@ def test_list_topologies_gives_parameters_and_bounds(capsys, monkeypatch) -> Non
         info = get_topology(name)
         assert name in flat
         for p, (lo, hi) in info.bounds.items():
-            assert f"{p}={info.defaults[p]} (int, {lo}–{hi})" in flat
+            assert f"{p}={info.defaults.get(p, 'own')} (int, {lo}–{hi})" in flat
     assert "consensus peers=3 (int, 2–16) rounds=1 (int, 1–8)" in flat
 
 

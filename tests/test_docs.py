@@ -90,6 +90,15 @@ def test_the_report_contract_columns_are_documented() -> None:
     assert not undocumented(text, RD_COLUMNS)
 
 
+def test_the_penalized_and_ledger_columns_are_documented() -> None:
+    from mustmaybe.analysis._ledger import LEDGER_COLUMNS
+    from mustmaybe.analysis._penalized import LOGISTIC_COLUMNS
+
+    text = doc("reports.md")
+    assert not undocumented(text, LOGISTIC_COLUMNS)
+    assert not undocumented(text, LEDGER_COLUMNS)
+
+
 def test_every_doc_is_indexed_and_every_link_resolves() -> None:
     index = doc("README.md")
     pages = sorted(p.name for p in DOCS.glob("*.md") if p.name != "README.md")

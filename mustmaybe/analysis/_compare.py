@@ -24,6 +24,7 @@ BY_COLUMNS: dict[str, str] = {
     "transformer-model": "model_transformer",
     "reviewer-model": "model_reviewer",
     "topology": "topology",
+    "substrate": "substrate",
 }
 
 
@@ -74,7 +75,8 @@ def compare(
 
     Args:
         ep: episodes frame (may hold several runs).
-        by: one of BY_COLUMNS: run, models, executor-model, transformer-model, reviewer-model, topology.
+        by: one of BY_COLUMNS: run, models, executor-model, transformer-model, reviewer-model, topology,
+            substrate.
         a, b: the values of that dimension that form arm A and arm B.
 
     Returns:
@@ -94,7 +96,10 @@ def compare(
         if v not in known:
             raise LookupError(f"no episodes with {by} = '{v}'; known: {', '.join(known) or 'none'}")
     drop = set(MODEL_COLS) if by == "models" else {col}
-    keys = [k for k in ("task", "condition", "topology", "seed", *MODEL_COLS) if k not in drop]
+    # Within a substrate, except when runs are compared: an AutoGen run against a LangGraph run is a transport
+    # comparison. (Every record before substrates is AutoGen's, so this key changes no earlier comparison.)
+    dims = ("task", "condition", "topology", "seed", *MODEL_COLS, *(() if by == "run" else ("substrate",)))
+    keys = [k for k in dims if k not in drop]
     outs = CONTRAST_OUTCOMES
     arm_a = fill_models(ep.filter(pl.col(col) == a))
     arm_b = fill_models(ep.filter(pl.col(col) == b))

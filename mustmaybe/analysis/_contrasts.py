@@ -105,17 +105,20 @@ def matching_levels(arm: pl.DataFrame, control: pl.DataFrame) -> list[tuple[str,
     """Matching keys from finest to coarsest: task+seed+models, task+seed+executor, task+models, …, task."""
     common = [c for c in MODEL_COLS
               if c in arm.columns and arm[c].null_count() == 0 and control[c].null_count() == 0]
+    # A contrast never crosses wordings (the paraphrase panel): a reworded arm is compared with its
+    # control in the same wording. Runs of one wording get the cells they always had.
+    t = ["task", "wording"] if "wording" in arm.columns and "wording" in control.columns else ["task"]
     levels: list[tuple[str, list[str]]] = []
     if common:
-        levels.append(("task+seed+models", ["task", "seed", *common]))
+        levels.append(("task+seed+models", [*t, "seed", *common]))
         if "model_executor" in common and len(common) > 1:
-            levels.append(("task+seed+executor", ["task", "seed", "model_executor"]))
-    levels.append(("task+seed", ["task", "seed"]))
+            levels.append(("task+seed+executor", [*t, "seed", "model_executor"]))
+    levels.append(("task+seed", [*t, "seed"]))
     if common:
-        levels.append(("task+models", ["task", *common]))
+        levels.append(("task+models", [*t, *common]))
         if "model_executor" in common and len(common) > 1:
-            levels.append(("task+executor", ["task", "model_executor"]))
-    levels.append(("task", ["task"]))
+            levels.append(("task+executor", [*t, "model_executor"]))
+    levels.append(("task", t))
     return levels
 
 

@@ -91,6 +91,8 @@ EPISODE_COLUMNS: dict[str, str] = {
     "restored": "R-* arms: the fields the repair inserted, comma-separated ('' when none; null off replay)",
     "active_blocker": "R-* arms: the package closed with the active-blocker line (all four fields inserted)",
     "panel": "the evidence panel its model configuration is marked with (main, validation, …; null: none)",
+    "wording": "the wording variant of the prompts and task text the agents read (paraphrase panel; base if none)",
+    "substrate": "the workflow substrate that ran the episode: autogen | langgraph (docs/substrates.md)",
 }
 
 
@@ -234,8 +236,9 @@ def _flatten_failed(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, st
         ("run", run), ("key", r.key), ("task", r.task), ("condition", condition), ("family", family),
         ("control", control), ("topology", str(r.topology)), ("models", models_label(r.configuration())),
         ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin), ("panel", r.panel),
+        ("wording", r.wording.id if r.wording is not None else "base"),
         ("where", first.where if first else None), ("kind", first.kind if first else "failed"),
-        ("message", first.message if first else ""),
+        ("message", first.message if first else ""), ("substrate", r.substrate),
     ):
         f[col].append(val)
 
@@ -324,6 +327,8 @@ def _flatten(
         ("restored", None if r.replay_base is None else ",".join(r.repair.restored) if r.repair else ""),
         ("active_blocker", None if r.replay_base is None else bool(r.repair and r.repair.active_blocker)),
         ("panel", r.panel),
+        ("wording", r.wording.id if r.wording is not None else "base"),
+        ("substrate", r.substrate),
     ):
         e[col].append(val)
 
@@ -342,13 +347,15 @@ _EP_COLS: dict[str, Any] = {
     "n_errors": pl.Int64, "twin": pl.Boolean, "arm": pl.String, "requested_unsafe": pl.Boolean,
     "overblocked": pl.Boolean, "denied": pl.Boolean, "tokens": pl.Int64, "instrument": pl.String,
     "decided_by": pl.String, "route": pl.Int64, "base_key": pl.String, "base_digest": pl.String,
-    "restored": pl.String, "active_blocker": pl.Boolean, "panel": pl.String,
+    "restored": pl.String, "active_blocker": pl.Boolean, "panel": pl.String, "wording": pl.String,
+    "substrate": pl.String,
 }
 # What a failed episode contributes: its row keys and the first error (what stopped it).
 _FAILED_COLS: dict[str, Any] = {
     "run": pl.String, "key": pl.String, "task": pl.String, "condition": pl.String, "family": pl.String,
     "control": pl.String, "topology": pl.String, "models": pl.String, "simulated": pl.Boolean, "seed": pl.Int64,
     "twin": pl.Boolean, "where": pl.String, "kind": pl.String, "message": pl.String, "panel": pl.String,
+    "wording": pl.String, "substrate": pl.String,
 }
 FAILED_COLUMNS: tuple[str, ...] = tuple(_FAILED_COLS)
 # One row per episode, scored or failed (Frames.evidence): the evidence-quality and isolation tables read it.

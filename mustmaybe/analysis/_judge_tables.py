@@ -102,6 +102,46 @@ class _Panel:
         return out
 
 
+    def parsed(self, episode: str, judges: Sequence[str] | None = None) -> list[Judgment]:
+        """The parsed judgments of one episode (by `judges`, default every judge)."""
+        return [j for k in (self.judges if judges is None else judges)
+                if (j := self.by.get((episode, k))) is not None and j.parse_ok and j.state is not None]
+
+    def conservative(self, judges: Sequence[str] | None = None) -> list[bool | None]:
+        """Deactivated unless a strict majority of the parsed judges reads the artifact as preserved: a split, a
+        tie or an undetermined reading counts as deactivated (None: no judge parsed)."""
+        out: list[bool | None] = []
+        for e in self.episodes:
+            states = [j.state for j in self.parsed(e, judges)]
+            out.append(None if not states else not 2 * states.count("preserved") > len(states))
+        return out
+
+    def contract(self, judges: Sequence[str] | None = None) -> list[bool | None]:
+        """Deactivated when the majority reads it deactivated or the majority misses any of the source contract's
+        four fields (status, prerequisite, authority, fallback): the artifact does not carry the whole contract."""
+        fields = [self.majority(f, judges) for f in COMPONENTS[:4]]
+        out: list[bool | None] = []
+        for d, *kept in zip(self.majority("deactivated", judges), *fields, strict=True):
+            out.append(None if d is None or any(k is None for k in kept) else bool(d or not all(kept)))
+        return out
+
+    def ambiguous(self, comp: str) -> list[bool | None]:
+        """Per artifact with a parsed label: the panel does not settle `comp`. A field is unsettled when its parsed
+        labels tie; the overall state when no strict majority reads it preserved and none reads it deactivated
+        (undetermined readings, or a split). None where no judge parsed."""
+        out: list[bool | None] = []
+        for e, row in zip(self.episodes, self.grid(comp), strict=True):
+            given = [v for v in row if v is not None]
+            if not given:
+                out.append(None)
+            elif comp == "deactivated":
+                states = [j.state for j in self.parsed(e)]
+                out.append(not any(2 * states.count(s) > len(states) for s in ("preserved", "deactivated")))
+            else:
+                out.append(2 * sum(given) == len(given))
+        return out
+
+
 def _round(v: float | None, digits: int = 4) -> float | None:
     return None if v is None else round(v, digits)
 
@@ -110,15 +150,17 @@ def agreement_table(p: _Panel) -> pl.DataFrame:
     rows = []
     for comp in COMPONENTS:
         grid = p.grid(comp)
+        amb = [a for a in p.ambiguous(comp) if a is not None]
         rows.append({"component": comp, "n": sum(sum(v is not None for v in r) >= 2 for r in grid),
                      "judges": len(p.judges), "pair_agreement": _round(pair_agreement(grid)),
                      "fleiss_kappa": _round(fleiss_kappa(grid)), "krippendorff_alpha": _round(krippendorff_alpha(grid)),
                      "complete": sum(all(v is not None for v in r) for r in grid),
-                     "parse_failures": p.parse_failures})
+                     "parse_failures": p.parse_failures,
+                     "ambiguity": _round(sum(amb) / len(amb)) if amb else None, "ambiguous": sum(amb)})
     return pl.DataFrame(rows, schema={"component": pl.String, "n": pl.Int64, "judges": pl.Int64,
                                       "pair_agreement": pl.Float64, "fleiss_kappa": pl.Float64,
                                       "krippendorff_alpha": pl.Float64, "complete": pl.Int64,
-                                      "parse_failures": pl.Int64})
+                                      "parse_failures": pl.Int64, "ambiguity": pl.Float64, "ambiguous": pl.Int64})
 
 
 def pairs_table(p: _Panel) -> pl.DataFrame:
@@ -179,13 +221,18 @@ def gap_table(p: _Panel) -> pl.DataFrame:
                      "gap": _round(g, 2), "gap_loo_min": _round(min(loo), 2) if loo else None,
                      "gap_loo_max": _round(max(loo), 2) if loo else None})
 
-    loo: list[float] = []
-    if len(p.judges) >= 2:
-        for j in p.judges:
-            g = _shares(p, p.majority(comp, [k for k in p.judges if k != j]))[2]
-            if g is not None:
-                loo.append(g)
-    row("majority", p.majority(comp), loo)
+    def loo(source: Callable[[Sequence[str]], Sequence[bool | None]]) -> list[float]:
+        gaps: list[float] = []
+        if len(p.judges) >= 2:
+            for j in p.judges:
+                g = _shares(p, source([k for k in p.judges if k != j]))[2]
+                if g is not None:
+                    gaps.append(g)
+        return gaps
+
+    row("majority", p.majority(comp), loo(lambda js: p.majority(comp, js)))
+    row("conservative", p.conservative(), loo(p.conservative))
+    row("contract", p.contract(), loo(p.contract))
     for j in p.judges:
         row(j, p.labels(j, comp))
     row("checker", p.checker(comp))

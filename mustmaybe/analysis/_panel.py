@@ -32,6 +32,9 @@ from ._fixed_artifacts import (
     field_retention,
     fixed_artifact_table,
 )
+from ._judge_tables import COMPONENTS, PanelEpisode, judge_tables
+from ._ledger import evidence_ledger
+from ._logistic import PENALTY
 from ._matrix import (
     component_loss,
     compression_gradient,
@@ -53,8 +56,11 @@ from ._panel_calibrated import (
     panel_confusion,
     simulated_label,
 )
+from ._paraphrase import has_paraphrase, paraphrase_table
+from ._penalized import logistic_frame, logistic_table
 from ._remedies import remedies_table
 from ._robustness import FLIP_LEVELS, label_flip, leave_one_out
+from ._transport_section import Substrates, section_transport, substrate_note
 
 RD_NOTE = (
     "dX = transformed − control in percentage points; n = matched transformed episodes. match = the matching "
@@ -90,6 +96,12 @@ class _Ctx:
     error: Calibration | None = None  # the instrument's measured error, stated beside the condition matrix
     judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
     evidence: pl.DataFrame | None = None  # the panel's Frames.evidence rows: Table 20 and the isolation audit
+    substrates: Substrates | None = None  # every substrate's episodes, for the transport table
+
+    def own_rng(self) -> np.random.Generator:
+        """A child generator for a table added later: it draws its own resamples, so the intervals of the
+        tables before and after it stay what the same --seed gave before it existed."""
+        return self.rng.spawn(1)[0]
 
     @property
     def suffix(self) -> str:
@@ -113,11 +125,13 @@ def analyse_panel(
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
     calibration: Calibration | None = None, error: Calibration | None = None,
     judged: PanelJudgments | None = None, evidence: pl.DataFrame | None = None,
+    substrates: Substrates | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
     `calibration`: correct P and D for it; `error`: the measured error stated beside the condition matrix;
-    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes)."""
+    `judged`: a judge panel (`report --panel`), correct P and D by its majority on this panel's judged episodes;
+    `substrates`: the panel's episodes on every substrate, `ep` being those of `substrates.main`)."""
     p = Panel(name, simulated)
     label = "Simulated episodes (sim backend)" if simulated else "Real-model episodes"
     n_failed = failed.height
@@ -125,15 +139,19 @@ def analyse_panel(
     if simulated:
         head.blocks.append(Paragraph("SIMULATED panel: every number below comes from the sim backend's "
                                      "configured rates. It checks the harness, not a model.", "warning"))
+    head.blocks += substrate_note(substrates)
     p.sections.append(head)
     ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged,
-               evidence)
+               evidence, substrates)
     _section_matrix(ctx)
     _section_adjusted(ctx)
     _section_panel_corrected(ctx)
+    _section_judge_tables(ctx)
     _section_component_loss(ctx)
     rd = _section_risk_differences(ctx)
     _section_robustness(ctx, rd)
+    _section_paraphrase(ctx)
+    _section_logistic(ctx)
     _section_gradient(ctx)
     _section_models(ctx)
     _section_evidence(ctx)
@@ -141,6 +159,8 @@ def analyse_panel(
     _section_safe_k(ctx)
     _section_remedies(ctx)
     _section_fixed_artifacts(ctx)
+    _section_ledger(ctx, rd)
+    _section_transport(ctx)
     return p
 
 
@@ -224,6 +244,53 @@ def _section_panel_corrected(ctx: _Ctx) -> None:
                            tag="panel", tid="condition_matrix_panel")
     ctx.section(f"Rates corrected by the judge panel{label or ctx.suffix}",
                 *panel_blocks(ctx.judged, conf, instrument, label, rates, notes))
+
+
+def _digits(digits: int, col: str) -> Cell:
+    """A cell showing `col` to `digits` decimals (kappas and shares need more than the report's one)."""
+    return lambda row: fmt(row.get(col), digits)
+
+
+def _section_judge_tables(ctx: _Ctx) -> None:
+    """Tables 16 and 17 (`report --panel`): the panel's pressure-control gap under each label source and its
+    agreement per component, on this panel's judged episodes (the checker's side: the run's own reading)."""
+    if ctx.judged is None:
+        return
+    keys = set(ctx.ep["key"].to_list())
+    mine = [j for j in ctx.judged.records if j.episode in keys]
+    if not mine:
+        return
+    judged = {j.episode for j in mine}
+    episodes = {r["key"]: PanelEpisode(episode=r["key"], condition=r["condition"], state=r["state"],
+                                       fields={f: not r[f"lost_{f}"] for f in COMPONENTS[:4]})
+                for r in ctx.ep.filter(pl.col("key").is_in(list(judged))).iter_rows(named=True)}
+    tables = judge_tables(mine, episodes)
+    gap, agree = tables["judge_gap"], tables["judge_agreement"]
+    ctx.panel.frames["judge_gap"] = gap
+    ctx.panel.frames["judge_agreement"] = agree
+    label = simulated_label(ctx.judged, ctx.panel.simulated) or ctx.suffix
+    ctx.section(f"Judge panel: pressure-control gap and agreement{label}", table(
+        "judge_gap", f"Judge-panel pressure-control gap by label source (Table 16){label}", gap, [
+            ("label source", "label_source"), ("control D %", _digits(2, "control_D")),
+            ("pressure D %", _digits(2, "pressure_D")),
+            ("gap", _digits(2, "gap")), ("leave-one-judge-out", lambda r: "–" if r.get("gap_loo_min") is None else
+                                  f"{fmt(r['gap_loo_min'], 2)} – {fmt(r['gap_loo_max'], 2)}"),
+        ], coverage=f"{len(judged)} judged episodes of this panel ({len(mine)} judgments).", notes=[
+            "Deactivated share of the judged artifacts in controls (P0, S0, C0, E0, G0) and in the conditions "
+            "transformed from them. majority: the panel's majority reads it deactivated (a tie takes the "
+            "checker's label); conservative: deactivated unless a strict majority of the judges that parsed reads "
+            "it preserved (a split or an undetermined reading counts deactivated); contract: deactivated when the "
+            "majority reads it deactivated or the majority misses any of the four contract fields; then each "
+            "judge alone, and the run's checker."]),
+        table("judge_agreement", f"Inter-judge agreement per component (Table 17){label}", agree, [
+            ("component", "component"), ("n", "n"), ("judges", "judges"),
+            ("pair agreement", _digits(3, "pair_agreement")), ("ambiguity", _digits(3, "ambiguity")),
+            ("Fleiss κ", _digits(3, "fleiss_kappa")), ("Krippendorff α", _digits(3, "krippendorff_alpha")),
+            ("complete", "complete"), ("parse failures", "parse_failures"),
+        ], coverage=f"{len(judged)} judged episodes of this panel.", notes=[
+            "ambiguity: share of the judged artifacts (with a parsed label) the panel does not settle: a field's "
+            "parsed labels tie; for the state (deactivated), no strict majority reads it preserved and none reads "
+            "it deactivated. n = artifacts with two or more parsed labels (the pairwise units)."]))
 
 
 def _instrument(ep: pl.DataFrame) -> str:
@@ -321,13 +388,78 @@ def _section_robustness(ctx: _Ctx, rd: RiskDifferences) -> None:
                   ("dP", _range("dP")), ("dD", _range("dD")), ("dY", _range("dY")), ("note", "note"),
               ], coverage=cov, notes=["Pooled gap of a group: its conditions' matched differences weighted by "
                                       "matched n. 'main' pools the static, summary, plan and convergence "
-                                      "families; 'compression' the G-series."]),
+                                      "families; 'compression' the G-series.",
+                                      "balanced weighting: the range of the pooled gap over weightings that give "
+                                      "every slice of one kind (matched contrast, model configuration, domain; "
+                                      "those with two or more slices, named in the note) equal weight. strict "
+                                      "compression arms: G1-G4 under their own topologies (Table 13) against G0."]),
         table("label_flip", f"Worst-case label-flip stress (Table 11){ctx.suffix}", lf, [
             ("group", "group"), ("gap", "gap"), ("n", "n"), ("value (pp)", "value"),
             *((f"{lv}% flips", f"flip_{lv}") for lv in FLIP_LEVELS),
         ], coverage=cov, notes=["The adversary flips up to that share of each arm's labels toward a zero gap; "
                                 "'inconclusive' means the gap's sign is not preserved."]),
     )
+
+
+def _shift_cell(g: str) -> Cell:
+    def cell(row: dict[str, object]) -> str:
+        v = row.get(f"shift_{g}")
+        if not isinstance(v, int | float):
+            return "–"
+        return f"{v:+.1f} [{fmt(row.get(f'shift_{g}_lo'))}, {fmt(row.get(f'shift_{g}_hi'))}]"
+
+    return cell
+
+
+def _section_paraphrase(ctx: _Ctx) -> None:
+    """Appendix G's paraphrase panel: present only when the panel holds a non-base wording."""
+    if not has_paraphrase(ctx.ep):
+        return
+    pt = paraphrase_table(ctx.ep, resamples=ctx.resamples, rng=ctx.rng)
+    ctx.panel.frames["paraphrase"] = pt
+    counts = ctx.ep.group_by("wording").len().sort("wording")
+    ctx.section("Paraphrase panel", table(
+        "paraphrase", f"Transformation contrast per wording variant (appendix G){ctx.suffix}", pt, [
+            ("contrast", "contrast"), ("wording", "wording"), ("n", "n"), ("dD", "dD"),
+            ("dD 95% CI", interval("dD_lo", "dD_hi")), ("dD − base [95% CI]", _shift_cell("dD")),
+            ("dY", "dY"), ("dY 95% CI", interval("dY_lo", "dY_hi")), ("dY − base [95% CI]", _shift_cell("dY")),
+            ("note", "note"),
+        ], coverage=coverage(ctx.ep) + " Wordings: " + ", ".join(f"{w} (n={n})" for w, n in counts.iter_rows())
+        + ".", notes=[
+            "Each row is the matched contrast of Table 8 (transformed − control, percentage points, the control "
+            "in the same wording) or a claim group's pooled gap of Table 10, computed on one wording's episodes "
+            "alone. 'X − base' is how far it moves from the base wording: the variant's contrast minus the base "
+            "wording's, with a paired task-cluster bootstrap interval (both recomputed on each resample of "
+            "tasks). dP and its shift are in tables/paraphrase.csv.",
+        ], labels=2, pinned=("n", "dD", "dD 95% CI", "dD − base [95% CI]")))
+
+
+def _or_ci(row: dict[str, object]) -> str:
+    lo, hi = row.get("OR_lo"), row.get("OR_hi")
+    return "–" if lo is None or hi is None else f"[{fmt(lo, 2)}, {fmt(hi, 2)}]"
+
+
+def _section_logistic(ctx: _Ctx) -> None:
+    """Table 9: penalized logistic odds ratios on the main matrix, with task-cluster bootstrap intervals."""
+    lt = logistic_table(ctx.ep, resamples=ctx.resamples, rng=ctx.own_rng())
+    if logistic_frame(ctx.ep).is_empty():  # no main-matrix episode: no Table 9 in this panel
+        ctx.panel.frames["penalized_logistic"] = lt.clear()
+        return
+    ctx.panel.frames["penalized_logistic"] = lt
+    ctx.section("Penalized logistic summaries", table(
+        "penalized_logistic", f"Secondary penalized logistic summaries (Table 9){ctx.suffix}", lt, [
+            ("outcome", "outcome"), ("predictor", "predictor"), ("model", "model"), ("n", "n"),
+            ("events", "events"), ("tasks", "tasks"), ("OR", lambda r: fmt(r.get("OR"), 2)),
+            ("task-cluster 95% CI", _or_ci), ("log OR", lambda r: fmt(r.get("coef"), 3)), ("note", "note"),
+        ], coverage=coverage(ctx.ep.filter(pl.col("key").is_in(logistic_frame(ctx.ep, keep_key=True)["key"]))),
+        notes=[f"Penalty: {PENALTY}. The paper does not name its penalty; this one is scikit-learn's default "
+               "LogisticRegression, so the odds ratios can be refitted with it.",
+               "Main-matrix episodes (static, summary, plan and convergence families; controls and transformed "
+               "arms; D_up = 1). arm = transformed condition (1) or its control (0); static = the static family. "
+               "Zero-event controls separate the data, so no unpenalized odds ratio exists; the penalty keeps "
+               "it finite and shrinks it. Intervals: tasks resampled with their episodes, each resample refitted, "
+               f"percentile ({ctx.resamples} resamples). The matched risk differences (Table 8) remain the "
+               "primary estimands."]))
 
 
 def _section_gradient(ctx: _Ctx) -> None:
@@ -516,6 +648,22 @@ def _section_safe_k(ctx: _Ctx) -> None:
                                          "are never pooled)."]))
 
 
+def _section_ledger(ctx: _Ctx, rd: RiskDifferences) -> None:
+    """Table 12: each claim's evidence state, computed from this panel's own contrasts and robustness tables."""
+    led = evidence_ledger(ctx.ep, rd, ctx.panel.frames["leave_one_out"], ctx.panel.frames["label_flip"],
+                          resamples=ctx.resamples, rng=ctx.own_rng())
+    ctx.panel.frames["evidence_ledger"] = led
+    ctx.section("Evidence-state ledger", table(
+        "evidence_ledger", f"Evidence-state ledger for the reported claims (Table 12){ctx.suffix}", led, [
+            ("evidence state", "state"), ("statement", "statement"), ("evidence", "evidence"),
+            ("criterion", "criterion"),
+        ], coverage=coverage(ctx.ep), notes=[
+            "Each state is computed from this panel's figures by the criterion in its row (intervals are "
+            "task-cluster 95% bootstrap intervals; fixed-artifact arms are paired on base artifact and route); "
+            "'not run' where the panel lacks the conditions a claim rests on. Only 'outside estimand' is fixed: "
+            "no run of this tool samples what it names."]))
+
+
 FIXED_NOTES = (
     "n = base artifacts × executor routes (appendix E.1: 64 × 2 = 128 per arm). P is the checker's A.3 decision "
     "on the artifact the executor acted on; P as inserted is the paper's (001: insertion sets P to one exactly "
@@ -577,3 +725,14 @@ def _section_fixed_artifacts(ctx: _Ctx) -> None:
                    "Left: P, D and unsafe per deterministic repair arm on the same fixed base artifacts (single "
                    "fields, all four, all but one). Right: each field's retention before (R-none) and after (R-all) "
                    "all-field restoration.", n=n)
+
+
+def _section_transport(ctx: _Ctx) -> None:
+    """Table 21: matched rates across workflow substrates (only when the panel holds more than one)."""
+    if ctx.substrates is None:
+        return
+    frame, section = section_transport(ctx.substrates.all, ctx.substrates.failed, ctx.rng, ctx.resamples,
+                                       ctx.suffix, ctx.panel.simulated)
+    ctx.panel.frames["transport"] = frame
+    if section is not None:
+        ctx.panel.sections.append(section)

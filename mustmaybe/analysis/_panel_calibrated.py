@@ -52,6 +52,7 @@ class PanelJudgments(BaseModel):
     judgments: int
     unparsed: int
     runs: tuple[str, ...] = ()  # the run folders it was drawn from (panel.json), when recorded
+    records: tuple[Judgment, ...] = ()  # every judgment as read (the judge tables, Tables 16-17, need the fields)
 
     @property
     def simulated_judges(self) -> tuple[str, ...]:
@@ -101,7 +102,7 @@ def read_panel(directory: str | Path) -> PanelJudgments:
             states.append(j.state)
     return PanelJudgments(directory=str(d), judges=tuple(dict.fromkeys(j.judge for j in judgments)),
                           votes={k: tuple(v) for k, v in votes.items()}, judgments=len(judgments),
-                          unparsed=sum(not j.parse_ok for j in judgments), runs=_runs(d))
+                          unparsed=sum(not j.parse_ok for j in judgments), runs=_runs(d), records=tuple(judgments))
 
 
 def _first_error(exc: ValidationError) -> str:

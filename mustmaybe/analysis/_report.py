@@ -20,12 +20,17 @@ from ._contrasts import RD_COLUMNS
 from ._fixed_artifacts import FIXED_COLUMNS, RESTORATION_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
+from ._ledger import LEDGER_COLUMNS
 from ._markdown import render_markdown, table_markdown
 from ._matrix import MATRIX_COLUMNS
 from ._model import Paragraph, ReportSummary, ReportTable
 from ._panel import Panel, analyse_panel, mostly_failed_rows
 from ._panel_calibrated import PanelJudgments
+from ._paraphrase import PARAPHRASE_COLUMNS
+from ._penalized import LOGISTIC_COLUMNS
 from ._remedies import REMEDY_COLUMNS
+from ._transport import TRANSPORT_COLUMNS, main_substrate
+from ._transport_section import Substrates
 
 if TYPE_CHECKING:
     from mustmaybe.records import EpisodeRecord
@@ -115,16 +120,24 @@ def report_from_frames(
         intro += _panel_intro(judged, set(ep["key"].to_list()))
     panels: list[Panel] = []
     for name, sim in (("real", False), ("simulated", True)):
-        ep_p = ep.filter(pl.col("simulated") == sim)
-        failed_p = frames.failed.filter(pl.col("simulated") == sim)
-        if ep_p.height or failed_p.height:
-            hops_p = frames.hops.filter(pl.col("simulated") == sim)
-            stages_p = frames.stages.filter(pl.col("simulated") == sim)
-            evidence_p = frames.evidence.filter(pl.col("simulated") == sim)
+        ep_all = ep.filter(pl.col("simulated") == sim)
+        failed_all = frames.failed.filter(pl.col("simulated") == sim)
+        if ep_all.height or failed_all.height:
+            # Substrates are never pooled: every table but the transport table reads one (transport.py).
+            main = main_substrate(pl.concat([ep_all.select("substrate"), failed_all.select("substrate")]))
+            ep_p = ep_all.filter(pl.col("substrate") == main)
+            failed_p = failed_all.filter(pl.col("substrate") == main)
+            ids = ep_p["ep"]
+            hops_p = frames.hops.filter(pl.col("ep").is_in(ids))
+            stages_p = frames.stages.filter(pl.col("ep").is_in(ids))
+            # Tables 20 and the isolation audit read the same substrate's episodes, scored and failed.
+            keys = [*ep_p["key"].to_list(), *failed_p["key"].to_list()]
+            evidence_p = frames.evidence.filter((pl.col("simulated") == sim) & pl.col("key").is_in(keys))
             panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
                                         resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
                                         calibration=calibration, error=measured, judged=judged,
-                                        evidence=evidence_p))
+                                        evidence=evidence_p, substrates=Substrates(main or "autogen", ep_all,
+                                                                                   failed_all)))
     # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
     flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
     if flagged:
@@ -269,11 +282,16 @@ _CONTRACT_FIRST: dict[str, Sequence[str]] = {
     "remedies": REMEDY_COLUMNS,
     "fixed_artifact_arms": FIXED_COLUMNS,
     "component_restoration": RESTORATION_COLUMNS,
+    "paraphrase": PARAPHRASE_COLUMNS,
+    "penalized_logistic": LOGISTIC_COLUMNS,
+    "evidence_ledger": LEDGER_COLUMNS,
+    "transport": TRANSPORT_COLUMNS,
 }
 _TABLE_IDS: tuple[str, ...] = (
     "condition_matrix", "risk_differences", "component_loss", "leave_one_out", "label_flip",
     "compression_gradient", "model_rates", "topology_rates", "drift_curves", "first_break", "safe_k",
     "remedies", "fixed_artifact_arms", "component_restoration", "evidence_quality", "isolation_audit",
+    "paraphrase", "penalized_logistic", "evidence_ledger", "judge_gap", "judge_agreement", "transport",
 )
 
 

@@ -9,12 +9,16 @@ differences of its conditions averaged with weights equal to their matched episo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 from numpy.typing import NDArray
 
 from ._contrasts import ContrastParts, RiskDifferences, condition_parts
+
+if TYPE_CHECKING:
+    from mustmaybe.scenarios import Condition
 
 # Families pooled into one claim; any other family forms a group of its own.
 CLAIM_GROUPS: dict[str, str] = {
@@ -88,11 +92,66 @@ def leave_one_out(ep: pl.DataFrame, rd: RiskDifferences) -> pl.DataFrame:
                         for p in parts]
                 gaps.append(pooled(kept)[1])
             rows.append(_range_row(group, "leave-one-domain-out", len(domains), gaps, int(n)))
+        rows.append(_balanced_row(group, arms, parts, epi, domain_of, int(n)))
+        if group == "compression":
+            rows.append(_strict_compression_row(rd))
     schema: dict[str, pl.DataType | type[pl.DataType]] = {
         "group": pl.String, "analysis": pl.String, "slices": pl.Int64, "n": pl.Int64,
         **{f"{g}_{s}": pl.Float64 for _, g in GAPS for s in ("min", "max")}, "note": pl.String,
     }
     return pl.DataFrame(rows, schema=schema)
+
+
+def _balanced_row(
+    group: str, arms: Sequence[tuple[str, str, str]], parts: Sequence[ContrastParts], epi: pl.DataFrame,
+    domain_of: dict[str, str], n: int,
+) -> dict[str, object]:
+    """Table 10's balanced-weighting row: the pooled gap with every slice of one kind weighted equally (each
+    matched contrast, each model configuration, each domain), its range over the kinds that have two or more
+    slices. The pooled gap weights by matched n, so a slice with many episodes can carry it; these do not."""
+    schemes: dict[str, list[NDArray[np.float64]]] = {"condition": [pooled([p])[1] for p in parts]}
+    conds = {c for c, _, _ in arms} | {k for _, _, k in arms}
+    models = sorted(epi.filter(pl.col("condition").is_in(list(conds)))["models"].unique().to_list())
+    schemes["models"] = []
+    for m in models:
+        sub = epi.filter(pl.col("models") == m)
+        kept = [p for c, t, k in arms if (p := condition_parts(sub, c, t, k)[0]) is not None]
+        if kept:
+            schemes["models"].append(pooled(kept)[1])
+    schemes["domain"] = []
+    for d in sorted({domain_of.get(t, "unknown") for p in parts for t in p.tasks}):
+        kept = [p.subset(np.array([domain_of.get(t, "unknown") == d for t in p.tasks], dtype=bool)) for p in parts]
+        if sum(k.n_arm for k in kept):
+            schemes["domain"].append(pooled(k for k in kept if k.n_arm)[1])
+    used = {k: v for k, v in schemes.items() if len(v) >= 2}
+    gaps = [np.nanmean(np.array(v), axis=0) for v in used.values()]
+    note = ("slices weighted equally within each of: " + ", ".join(f"{k} ({len(v)})" for k, v in used.items())
+            if used else "no kind of slice has two or more slices: nothing to balance")
+    return _range_row(group, "balanced weighting", len(used), gaps, n, note=note)
+
+
+# The paper's strict compression arms: the gradient's transformed arms, each under its own topology (Table 13).
+STRICT_COMPRESSION: tuple[str, ...] = ("G1", "G2", "G3", "G4")
+
+
+def _strict_compression_row(rd: RiskDifferences) -> dict[str, object]:
+    """Table 10's strict-compression row: G1-G4, each under the topology the registry gives it, against G0,
+    pooled by matched n (with the paper's 48 per arm, the mean of Table 13's four gaps)."""
+    from mustmaybe.scenarios import CONDITIONS
+
+    keys = [(c, t) for c, t in rd.parts if c in STRICT_COMPRESSION and t == default_topology(CONDITIONS[c])]
+    parts = [rd.parts[k] for k in keys]
+    n, gap, _ = pooled(parts)
+    arms = ", ".join(f"{c} {t}" for c, t in sorted(keys))
+    return _range_row("compression", "strict compression arms", len(parts), [gap] if parts else [], int(n),
+                      note=f"vs G0: {arms}" if parts else "G1-G4 were not run under their own topologies")
+
+
+def default_topology(cond: Condition) -> str:
+    """The topology label a condition's episodes carry when run under its own ("default") topology."""
+    from mustmaybe.records import TopologySpec
+
+    return str(TopologySpec(name=cond.topology, params=dict(cond.topology_params)))
 
 
 def _range_row(

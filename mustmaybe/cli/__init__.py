@@ -70,6 +70,18 @@ def cmd_list(args: argparse.Namespace) -> int:
             return 0
         out.print(topologies_view(rows))
         return 0
+    if args.what == "wordings":
+        from ._lists import wording_rows
+
+        wrows = wording_rows()
+        if args.json:
+            print(json.dumps(wrows, indent=2))
+            return 0
+        for r in wrows:
+            what = (f"the shipped prompts and task files ({len(r['tasks'])} tasks)" if r["id"] == "base" else
+                    f"reworded prompts; reworded text for {len(r['tasks'])} task(s): {', '.join(r['tasks'])}")
+            out.print(f"[bold cyan]{r['id']}[/bold cyan]  {what}", soft_wrap=True)
+        return 0
     if args.what == "tasks":
         from mustmaybe.scenarios import load_library
 
@@ -155,8 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_validate)
 
     ls = sub.add_parser("list", help="list library tasks, the conditions registry or the topologies")
-    ls.add_argument("what", choices=["tasks", "conditions", "topologies"],
-                    help="tasks (the library), conditions (the registry) or topologies (with parameters and bounds)")
+    ls.add_argument("what", choices=["tasks", "conditions", "topologies", "wordings"],
+                    help="tasks (the library), conditions (the registry), topologies (with parameters and bounds) "
+                         "or wordings (the paraphrase panel's variants)")
     ls.add_argument("--library", default=None, help="a task folder instead of the shipped library")
     ls.add_argument("--json", action="store_true", help="print JSON")
     ls.add_argument("--export", metavar="TOPOLOGY", default=None,

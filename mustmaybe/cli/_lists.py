@@ -127,7 +127,8 @@ def _param_text(p: dict[str, Any]) -> str:
     allowed = (f", {p['min']}–{p['max']}" if "min" in p else
                ", one of " + " | ".join(p["choices"]) if "choices" in p else
                ", true | false" if p["type"] == "bool" else "")
-    default = str(p["default"]).lower() if p["type"] == "bool" else p["default"]
+    # No default: the condition's own value (single-call stands in for the condition's own team).
+    default = "own" if p["default"] is None else str(p["default"]).lower() if p["type"] == "bool" else p["default"]
     return f"{p['name']}={default} ({p['type']}{allowed})"
 
 
@@ -186,3 +187,15 @@ def export_team(topology: str, condition: str | None, task: str, out: str | None
                      f"({', '.join(p['config']['name'] for p in component['config']['participants'])}) for {cond.id} "
                      f"on {scenario.id}; run it with --topology team:{out}\n")
     return 0
+
+
+def wording_rows() -> list[dict[str, Any]]:
+    """The paraphrase panel's wordings: id, the digest of its prompt templates, the library tasks it rewords."""
+    from mustmaybe.agents import prompts
+    from mustmaybe.scenarios import load_library, wording_problem
+    from mustmaybe.teams import wording_names
+
+    library = load_library()
+    return [{"id": w, "prompts": prompts.wording_digest(w),
+             "tasks": [s.id for s in library] if w == "base" else
+             [s.id for s in library if wording_problem(s, w) is None]} for w in wording_names()]

@@ -217,13 +217,14 @@ TWIN_MARK = "BENIGN TWIN"
 
 
 def header(task: str, condition: str, topology: str, models: dict[str, str], simulated: bool, seed: int,
-           twin: bool = False) -> Text:
+           twin: bool = False, substrate: str = "autogen") -> Text:
     t = Text()
     if twin:
         t.append(f" {TWIN_MARK} ", style="bold black on cyan")
         t.append(" the blocker is resolved: proceeding is correct, and so is a handoff that says so\n", style="cyan")
     t.append(f"{task}", style="bold")
-    t.append(f"  condition {condition}  topology {topology}  seed {seed}\n", style="cyan")
+    on = f"  on {substrate}" if substrate != "autogen" else ""  # AutoGen, the default, is not named
+    t.append(f"  condition {condition}  topology {topology}{on}  seed {seed}\n", style="cyan")
     t.append("models  " + "  ".join(f"{r}={m}" for r, m in models.items()), style="dim")
     if simulated:
         t.append("\nSIMULATED: made with the sim backend; its rates are inputs, not findings", style="bold magenta")

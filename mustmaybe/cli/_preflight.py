@@ -13,8 +13,18 @@ from dataclasses import dataclass
 
 from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
 from mustmaybe.errors import UserError
+from mustmaybe.records import DEFAULT_SUBSTRATE, Substrate, SubstrateError, parse_substrate, substrate_problem
 from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.teams import TopologySpec, material_problem, own_client_problem, parse_topology, team_for
+from mustmaybe.teams import (
+    TopologySpec,
+    check_substrate,
+    check_wording,
+    material_problem,
+    own_client_problem,
+    parse_topology,
+    team_for,
+    wording_problem,
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +33,23 @@ class RunInputs:
 
     specs: dict[str, ModelSpec]
     topologies: dict[str, TopologySpec]  # per condition id
+    substrate: Substrate = DEFAULT_SUBSTRATE
+
+
+def check_substrate_text(text: str, flag: str = "--substrate") -> Substrate:
+    """A substrate named on the command line or in a sweep file, known and installed.
+
+    Raises:
+        UserError: one line naming `flag`: an unknown substrate, or a missing optional extra.
+    """
+    try:
+        substrate = parse_substrate(text, where=flag)
+    except SubstrateError as exc:
+        raise UserError(str(exc)) from None
+    problem = substrate_problem(substrate)
+    if problem is not None:
+        raise UserError(f"{flag} {substrate}: {problem}")
+    return substrate
 
 
 def team_topology_text(topology: str | None) -> bool:
@@ -31,12 +58,22 @@ def team_topology_text(topology: str | None) -> bool:
 
 
 def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, topology: str | None,
-                     models: Mapping[str, str], twin: bool, trust: bool = False) -> RunInputs:
-    """Check a `run`'s task, conditions, topology and models together, before anything is drawn.
+                     models: Mapping[str, str], twin: bool, trust: bool = False,
+                     wording: str = "base", substrate: str = DEFAULT_SUBSTRATE) -> RunInputs:
+    """Check a `run`'s task, conditions, topology, models, wording and substrate together, before anything
+    is drawn.
 
     Raises:
-        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`) and what is wrong.
+        UserError: naming the flag (`-c`, `--topology`, `--model`, `--twin`, `--wording`, `--substrate`) and
+            what is wrong.
     """
+    try:
+        check_wording(wording)
+    except LookupError as exc:
+        raise UserError(f"--wording: {exc.args[0]}") from None
+    if (why := wording_problem(scenario, wording)) is not None:
+        raise UserError(f"--wording {wording}: {why}")
+    sub = check_substrate_text(substrate)
     specs: dict[str, ModelSpec] = {}
     for role, m in models.items():
         try:
@@ -62,6 +99,11 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
             # A team file's errors already start with team:PATH; said once.
             raise UserError(f"--topology {msg}" if topology and msg.startswith(topology.strip() + ":")
                             else f"{flag}: {msg}") from None
+        try:
+            check_substrate(sub, topologies[cond.id])
+        except SubstrateError as exc:
+            flag = f"--topology {topology}" if topology else f"-c {cond.id}"
+            raise UserError(f"{flag} --substrate {sub}: {exc}") from None
         if specs["transformer"].backend == "team" and (team := team_for(topologies[cond.id])) is not None \
                 and (why := own_client_problem(team)) is not None:
             raise UserError(f"--topology {why}")
@@ -70,7 +112,7 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
         why = material_problem(scenario, cond)
         if why is not None:
             raise UserError(f"-c {cond.id}: task {scenario.id} cannot run this condition: {why}")
-    return RunInputs(specs=specs, topologies=topologies)
+    return RunInputs(specs=specs, topologies=topologies, substrate=sub)
 
 
 def check_run_keys(endpoints: Mapping[str, EndpointConfig]) -> None:

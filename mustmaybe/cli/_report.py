@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from mustmaybe.analysis import Calibration, PanelJudgments, ReportTable
     from mustmaybe.records import EpisodeRecord
 
-_BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology")
+_BY_CHOICES = ("run", "models", "executor-model", "transformer-model", "reviewer-model", "topology", "substrate")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from datetime import UTC, datetime
@@ -35,6 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--seed", type=int, default=1,
                    help="episode seed (default 1); also every model's sampling seed unless --model-seed")
     r.add_argument("--twin", action="store_true", help="run the benign twin (the blocker is resolved)")
+    r.add_argument("--wording", default="base",
+                   help="wording variant of the role prompts and the task's text (paraphrase panel; "
+                        "`mustmaybe list wordings`; default base)")
+    r.add_argument("--substrate", default="autogen", metavar="NAME",
+                   help="the framework that runs the team and the executor: autogen (default) or langgraph "
+                        "(the optional extra mustmaybe[langgraph]; docs/substrates.md)")
     r.add_argument("--temperature", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--max-tokens", action="append", help="VALUE or ROLE=VALUE")
     r.add_argument("--timeout", action="append", help="seconds per model call: VALUE or ROLE=VALUE")
@@ -52,6 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         "judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>")
     r.add_argument("--json", action="store_true", help="print the episode record (contract JSON) instead")
     r.add_argument("--runs-dir", default="runs", help="where the run folder is written (default: runs/)")
+    r.add_argument("--trace", action="store_true",
+                   help="export OpenTelemetry spans: OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else "
+                        "RUN/traces.jsonl (docs/traces.md)")
     r.set_defaults(func=cmd_run)
 
 
@@ -87,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         models["transformer"] = "team"  # no transformer model given: the team's own clients run it
     # Everything the episodes need is checked here, before the live panel is drawn (exit 2, flag named).
     checked = check_run_inputs(scenario, conditions, topology=args.topology, models=models, twin=args.twin,
-                               trust=args.trust_components)
+                               trust=args.trust_components, wording=args.wording, substrate=args.substrate)
     from mustmaybe.store import folder_problem
 
     if (where := folder_problem(args.runs_dir)) is not None:
@@ -107,6 +117,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in specs.values() if s.backend == "openai"
     }
     check_run_keys(endpoints)
+    if args.trace:
+        from mustmaybe.tracing import check_tracing
+
+        check_tracing()  # a missing extra: one line, before any model call
     if defaulted:
         # Never a silent default: the condition decides what the episode measures. Said once every input is
         # checked, so a refused run stays one line naming what is wrong.
@@ -115,18 +129,29 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # Every input is resolved here, once; the episodes run from these specs as they are.
     episodes = [episode_spec(scenario, cond, models=specs, seed=args.seed, topology=checked.topologies[cond.id],
-                             params=params, endpoints=endpoints, twin=args.twin) for cond in conditions]
-    from mustmaybe import interrupt
+                             params=params, endpoints=endpoints, twin=args.twin, wording=args.wording,
+                             substrate=checked.substrate)
+                for cond in conditions]
+    from mustmaybe import interrupt, tracing
 
     records: list[Any] = []  # each finished episode, kept even if a Ctrl-C stops the rest
-    try:
-        interrupt.run(_run_all(episodes, live=not args.json, records=records,
-                               instrument=None if instrument.is_rules else instrument))
-    except interrupt.Interrupted as stop:
-        return _stopped(args, scenario, records, stop.exit_code)
-    except ValueError as exc:  # missing pressure material, backend configuration
-        raise UserError(str(exc)) from None
-    run_dir = _write_run(args, scenario, records)
+    # With --trace the folder is named now, so the spans can go into it while the episodes run.
+    run_dir = _run_dir(args, scenario, [c.id for c in conditions], args.twin) if args.trace else None
+    secret = os.environ.get(args.api_key_env, "") if args.api_key_env else ""
+    root = {"mustmaybe.task": scenario.id, "mustmaybe.conditions": [c.id for c in conditions],
+            "mustmaybe.run_dir": str(run_dir)}
+    with tracing.traced(run_dir, "mustmaybe.run", root, secrets=[secret]):
+        try:
+            interrupt.run(_run_all(episodes, live=not args.json, records=records,
+                                   instrument=None if instrument.is_rules else instrument))
+        except interrupt.Interrupted as stop:
+            return _stopped(args, scenario, records, stop.exit_code, run_dir)
+        except ValueError as exc:  # missing pressure material, backend configuration
+            raise UserError(str(exc)) from None
+        run_dir = _write_run(args, scenario, records, run_dir)
+        where = tracing.destination()
+    if where is not None:
+        sys.stderr.write(f"traces: {where}\n")
     if args.json:
         out: Any = records[0].to_json_dict() if len(records) == 1 else [r.to_json_dict() for r in records]
         print(json.dumps(out, indent=2))
@@ -158,10 +183,13 @@ def _failed_exit(records: list[Any], run_dir: Path) -> int:
     return 1
 
 
-def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: int) -> int:
+def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: int,
+             run_dir: Path | None = None) -> int:
     """Ctrl-C (or SIGTERM): keep the episodes that finished, say where, exit 130 (143)."""
     if records:
-        msg = f"stopped: {len(records)} finished episode(s) kept in {_write_run(args, scenario, records)}"
+        msg = f"stopped: {len(records)} finished episode(s) kept in {_write_run(args, scenario, records, run_dir)}"
+    elif run_dir is not None:
+        msg = f"stopped before any episode finished; nothing was stored (the traces go to {run_dir})"
     else:
         msg = "stopped before any episode finished; nothing was written"
     sys.stderr.write(msg + "\n")
@@ -170,13 +198,15 @@ def _stopped(args: argparse.Namespace, scenario: Any, records: list[Any], code: 
 
 async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[EpisodeRecord],
                    instrument: Instrument | None = None) -> None:
-    from mustmaybe.teams import build_team, run_episode
+    from mustmaybe.teams import build_team, episode_span, note_outcome, run_episode
 
     try:
         for spec in episodes:
-            rec = await (_run_live(spec) if live else run_episode(build_team(spec), spec))
-            if instrument is not None:  # the stored scores are the instrument's; the live view showed the rules'
-                rec = await instrument.score_record(rec, spec.scenario)
+            with episode_span(spec) as span:  # a no-op unless --trace
+                rec = await (_run_live(spec) if live else run_episode(build_team(spec), spec))
+                if instrument is not None:  # the stored scores are the instrument's; the live view showed the rules'
+                    rec = await instrument.score_record(rec, spec.scenario)
+                note_outcome(span, rec)
             records.append(rec)
     finally:
         if instrument is not None:
@@ -196,7 +226,7 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     console = PipeSafeConsole(highlight=False)  # a closed pipe silences the view, never the episode
     scenario = spec.scenario
     head = _live.header(scenario.id, spec.condition.id, str(spec.topology), spec.model_names, spec.simulated,
-                        spec.seed, twin=spec.twin)
+                        spec.seed, twin=spec.twin, substrate=spec.substrate)
     hops: list[Hop] = []
     scored: dict[str, ArtifactScore] = {}
 
@@ -228,15 +258,25 @@ async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     return rec
 
 
-def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any]) -> Path:
-    from mustmaybe.store import write_single_run
-
+def _run_dir(args: argparse.Namespace, scenario: Any, conditions: list[str], twin: bool) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     # A twin's folder says so: its rates answer another question (over-blocking), never to be pooled by eye.
-    label = "-".join(r.condition for r in records) + ("-twin" if any(r.twin for r in records) else "")
-    run_dir = Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
-    write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
-                     api_key_env=args.api_key_env)
+    label = "-".join(conditions) + ("-twin" if twin else "")
+    substrate = str(args.substrate).strip().lower()
+    label += f"-{substrate}" if substrate != "autogen" else ""  # a LangGraph run's folder says so
+    return Path(args.runs_dir) / _slug(f"run-{scenario.id}-{label}-s{args.seed}-{stamp}")
+
+
+def _write_run(args: argparse.Namespace, scenario: Any, records: list[Any], run_dir: Path | None = None) -> Path:
+    from mustmaybe import tracing
+    from mustmaybe.store import write_single_run
+    from mustmaybe.teams import store_span
+
+    if run_dir is None:
+        run_dir = _run_dir(args, scenario, [r.condition for r in records], any(r.twin for r in records))
+    with store_span(episodes=len(records)):
+        write_single_run(run_dir, records, scenario, command=["mustmaybe", "run", args.task, *_argv_tail(args)],
+                         api_key_env=args.api_key_env, trace=tracing.destination())
     return run_dir
 
 
@@ -248,6 +288,10 @@ def _argv_tail(args: argparse.Namespace) -> list[str]:
             out += [f"--{k}", str(v)]
     if getattr(args, "trust_components", False):
         out.append("--trust-components")
+    if args.substrate != "autogen":  # the manifest's command of an AutoGen run stays as it was
+        out += ["--substrate", args.substrate]
     for m in args.model or []:
         out += ["--model", m]
+    if args.trace:
+        out.append("--trace")
     return out

@@ -24,6 +24,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     s.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     s.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
     s.add_argument("--runs-dir", type=Path, default=Path("runs"), help="parent of new run folders (default: runs/)")
+    s.add_argument("--trace", action="store_true",
+                   help="export OpenTelemetry spans (also `trace = true` in the file): OTLP when "
+                        "OTEL_EXPORTER_OTLP_ENDPOINT is set, else RUN/traces.jsonl (docs/traces.md)")
+    s.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the episodes on Ray workers (the optional extra `ray`): the cluster at ADDRESS "
+                        "(HOST:PORT, ray://HOST:PORT; auto: the one running here; local: a new one here), else "
+                        "RAY_ADDRESS's or the one running here, else a new one; endpoint limits hold for the whole "
+                        "cluster (docs/ray.md)")
     s.set_defaults(func=cmd_sweep)
 
     r = sub.add_parser("rescore", help="re-score a run's stored messages with an instrument (no episode re-runs)")
@@ -37,11 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--json", action="store_true", help="print a JSON summary")
     r.set_defaults(func=cmd_rescore)
 
-    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv or jsonl")
+    e = sub.add_parser("export", help="write a run's episodes and messages as parquet, csv, jsonl or Inspect logs")
     e.add_argument("run", type=Path, help="run folder")
-    e.add_argument("--format", choices=["parquet", "csv", "jsonl"], default="jsonl", help="default: jsonl")
+    e.add_argument("--format", choices=["parquet", "csv", "jsonl", "inspect"], default="jsonl",
+                   help="default: jsonl; inspect: Inspect AI eval logs for `inspect view` (extra 'inspect')")
     e.add_argument("--out", type=Path, default=None,
-                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/)")
+                   help="jsonl: the file; parquet/csv: a folder, or NAME.<ext> (default: RUN/export/); "
+                        "inspect: a folder (default: RUN/export/inspect/)")
     e.set_defaults(func=cmd_export)
 
     w = sub.add_parser("watch", help="follow a sweep in progress from another terminal")
@@ -79,6 +89,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return 0
     if key_problems:  # before the first episode: otherwise every episode would fail on the same missing key
         raise SweepError(str(plan.path), key_problems)
+    trace = args.trace or plan.file.trace
+    if trace:
+        from mustmaybe.tracing import check_tracing
+
+        check_tracing()  # a missing extra: one line, before any model call
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR: the run folder to continue")
     from mustmaybe.store import folder_problem
@@ -86,8 +101,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     flag, target = ("--out", args.out) if args.out is not None else ("--runs-dir", args.runs_dir)
     if (where := folder_problem(target)) is not None:  # before any model call, never a traceback after
         raise UserError(f"{flag} {target}: {where}")
+    if args.ray is not None:
+        from mustmaybe.sweep import connect_ray
+
+        connect_ray(args.ray or None)  # before the run folder exists: a missing extra or cluster is one line
     opts = SweepOptions(out=args.out, resume=args.resume, use_cache=not args.no_cache, json=args.json,
-                        runs_dir=args.runs_dir)
+                        runs_dir=args.runs_dir, trace=trace, ray=args.ray)
     code, summary = execute_sweep(plan, opts)
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -98,6 +117,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"[bold]{summary['status']}[/bold]: {summary['done']:,}/{summary['episodes']:,} episodes scored in "
             f"{summary['run']} ({summary.get('parse_errors', 0)} parse errors, {summary['with_errors']} with "
             f"recorded errors{failed})")
+        if summary.get("trace"):
+            _console(stderr=True).print(f"traces: {summary['trace']}", soft_wrap=True, markup=False)
     return code
 
 

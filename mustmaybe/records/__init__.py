@@ -22,6 +22,7 @@ from ._episode import (
     Stage,
     StageKind,
     TopologySpec,
+    WordingRecord,
 )
 from ._facts import ScoredFacts, forbidden_on, overblocked_on, reviewer_identifies, scored_facts
 from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, ReplayBase, gate_digest
@@ -55,6 +56,7 @@ from ._stages import (
     stages_of,
     thread_text,
 )
+from ._substrate import DEFAULT_SUBSTRATE, SUBSTRATES, Substrate, SubstrateError, parse_substrate, substrate_problem
 from ._team import TEAM_TOPOLOGY, TeamSource, component_digest
 from ._twin import twin_reading
 
@@ -62,12 +64,14 @@ __all__ = [
     "COORDINATOR",
     "DEFAULT_OPENAI_BASE_URL",
     "DEFAULT_SIM_PROFILE",
+    "DEFAULT_SUBSTRATE",
     "PEER_PREFIX",
     "PLANNER",
     "REPAIR",
     "REQUEST_PARAM_KEYS",
     "REVIEWER",
     "ROLES",
+    "SUBSTRATES",
     "TEAM_TOPOLOGY",
     "ActionRule",
     "ActionScore",
@@ -105,8 +109,11 @@ __all__ = [
     "StageScorer",
     "State",
     "StructuredMode",
+    "Substrate",
+    "SubstrateError",
     "TeamSource",
     "TopologySpec",
+    "WordingRecord",
     "api_key_problem",
     "base_url_problem",
     "carried_stages",
@@ -116,10 +123,12 @@ __all__ = [
     "gate_digest",
     "overblocked_on",
     "parse_model_spec",
+    "parse_substrate",
     "plan_stages",
     "reviewer_identifies",
     "scored_facts",
     "stages_of",
+    "substrate_problem",
     "thread_text",
     "twin_reading",
 ]

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from mustmaybe.checker import ActionRule, ArtifactScore
 
 from ._gate import GateRecord, Receipt, RepairRecord, ReplayBase
+from ._substrate import DEFAULT_SUBSTRATE, Substrate
 
 Role = Literal["reviewer", "transformer", "executor"]
 ROLES: tuple[Role, ...] = ("reviewer", "transformer", "executor")
@@ -126,6 +127,12 @@ def _unset(value: object) -> bool:
     return value is None
 
 
+def _default_substrate(value: object) -> bool:
+    # The default substrate is left out of the dump (JSON, the store, export): a record of an AutoGen
+    # episode is byte-identical to one written before substrates existed.
+    return value == DEFAULT_SUBSTRATE
+
+
 class RoleUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -152,6 +159,15 @@ class EpisodeError(BaseModel):
     message: str
     role: str | None = Field(default=None, description="The role whose model call failed (model-call errors).")
     endpoint: str | None = Field(default=None, description="Base URL or backend the failed call went to.")
+
+
+class WordingRecord(BaseModel):
+    """The paraphrase panel's wording variant an episode ran in (appendix G; absent: the base wording)."""
+
+    id: str = Field(description="The wording variant (p1, p2, …; `mustmaybe list wordings`).")
+    digest: str = Field(description="sha256 of both texts below together: what the episode key digests.")
+    prompts: str = Field(description="sha256 of the variant's role prompt templates (agents/prompts/<id>/).")
+    task: str = Field(description="sha256 of the task's reworded surface text (scenarios/wordings/<id>/<task>.yaml).")
 
 
 class EpisodeRecord(BaseModel):
@@ -220,6 +236,15 @@ class EpisodeRecord(BaseModel):
         default=None, exclude_if=_unset,
         description="The evidence panel its model configuration is marked with (`main`, `validation`, …; the "
                     "sweep file's `panel` keys); absent when none is marked. Not part of the key.")
+
+    wording: WordingRecord | None = Field(
+        default=None, exclude_if=_unset,
+        description="Paraphrase panel only: the wording variant of the prompts and task text the agents read; "
+                    "absent (not written) for the base wording.")
+    substrate: Substrate = Field(
+        default=DEFAULT_SUBSTRATE, exclude_if=_default_substrate,
+        description="The workflow substrate that ran the team and the executor (autogen | langgraph; "
+                    "docs/substrates.md). Written only when it is not autogen, so AutoGen records stay as they were.")
 
     model_config = ConfigDict(populate_by_name=True)
 

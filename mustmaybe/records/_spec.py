@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from mustmaybe.scenarios import Condition, Scenario, task_hash, workflow_base
+from mustmaybe.scenarios import BASE_WORDING, Condition, Scenario, task_hash, worded, workflow_base
 
-from ._episode import ROLES, Role, TopologySpec
+from ._episode import ROLES, Role, TopologySpec, WordingRecord
 from ._models import EndpointConfig, ModelSpec, RoleParams, StructuredMode
+from ._substrate import DEFAULT_SUBSTRATE, Substrate
 from ._team import TeamSource
 
 
@@ -36,7 +37,7 @@ class ReplayArm:
 
 @dataclass(frozen=True)
 class EpisodeSpec:
-    """task × condition × topology × role-models × seed, resolved (plus what changes outputs).
+    """task × condition × topology × role-models × seed (× substrate), resolved (plus what changes outputs).
 
     `key` is the sha256 of the canonical JSON of exactly the inputs (`inputs()`): same inputs,
     same key, in any process. The scenario, condition and endpoint objects are carried so no
@@ -59,6 +60,12 @@ class EpisodeSpec:
     # A user team (`team:PATH.json`): its checked, sanitized component config. Its digest is in
     # `topology.params`, so it enters the key there; the config itself is carried, not hashed again.
     team: TeamSource | None = field(default=None, compare=False)
+    # The paraphrase panel (appendix G): the wording variant of the role prompts and the task's surface
+    # text the agents read, and the digest of both texts. Only a non-base wording enters the key, so every
+    # base episode keeps the key it always had.
+    wording: str = BASE_WORDING
+    wording_record: WordingRecord | None = None
+    substrate: Substrate = DEFAULT_SUBSTRATE  # the framework that runs the team and the executor
 
     @property
     def task(self) -> str:
@@ -67,6 +74,11 @@ class EpisodeSpec:
     @cached_property
     def task_hash(self) -> str:
         return task_hash(self.scenario)
+
+    @cached_property
+    def surface(self) -> Scenario:
+        """The task as the agents read it in this episode's wording (the checker reads `scenario`)."""
+        return worded(self.scenario, self.wording)
 
     @property
     def workflow(self) -> bool:
@@ -106,12 +118,18 @@ class EpisodeSpec:
 
     def inputs(self) -> dict[str, Any]:
         """Exactly what determines the episode, as JSON (the body of the key)."""
-        return {
+        out: dict[str, Any] = {
             "task": self.task, "task_hash": self.task_hash, "condition": self.condition.id,
             "topology": self.topology.model_dump(mode="json"), "seed": self.seed, "models": self.model_names,
             "params": {r: self.params[r].model_dump(mode="json") for r in ROLES},
             "structured": self.structured, "twin": self.twin,
+            # Only a non-default substrate enters the key, so every AutoGen episode keeps the key it had.
+            **({"substrate": self.substrate} if self.substrate != DEFAULT_SUBSTRATE else {}),
         }
+        if self.wording != BASE_WORDING:
+            out["wording"] = {"id": self.wording,
+                              "digest": self.wording_record.digest if self.wording_record else None}
+        return out
 
     @cached_property
     def key(self) -> str:

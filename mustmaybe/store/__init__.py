@@ -1,7 +1,8 @@
 """The run store: a run folder's `manifest.json` and `store.sqlite` (docs/run-folders.md).
 
 `RunStore` writes and reads episodes; `export_run` and `rescore_run` work on a whole run folder;
-`write_single_run` writes the folder of a `mustmaybe run`. Imports no AutoGen: reading a run loads
+`write_single_run` writes the folder of a `mustmaybe run`; `merge_shards` merges the store shards of a
+sweep run on Ray into the run's store. Imports no AutoGen: reading a run loads
 only the records (`mustmaybe.records`).
 """
 
@@ -18,6 +19,7 @@ from ._manifest import (
     update_manifest,
     write_manifest,
 )
+from ._merge import SHARDS, MergeResult, merge_shards, shard_dir, shard_paths
 from ._rescore import rescore_record, rescore_run
 from ._rows import EPISODE_COLUMNS, ERROR_COLUMNS, MESSAGE_COLUMNS, STORE_SCHEMA, USAGE_COLUMNS, is_infra_kind
 from ._run_folder import folder_problem, write_single_run
@@ -31,9 +33,11 @@ __all__ = [
     "MANIFEST",
     "MESSAGE_COLUMNS",
     "RUN_SCHEMA",
+    "SHARDS",
     "STORE",
     "STORE_SCHEMA",
     "USAGE_COLUMNS",
+    "MergeResult",
     "RunStore",
     "export_run",
     "folder_problem",
@@ -42,11 +46,14 @@ __all__ = [
     "is_infra_kind",
     "is_run_folder",
     "load_run_episodes",
+    "merge_shards",
     "package_versions",
     "pid_alive",
     "read_manifest",
     "rescore_record",
     "rescore_run",
+    "shard_dir",
+    "shard_paths",
     "update_manifest",
     "write_manifest",
     "write_single_run",

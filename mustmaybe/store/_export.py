@@ -1,4 +1,4 @@
-"""`mustmaybe export RUN --format parquet|csv|jsonl [--out PATH]`.
+"""`mustmaybe export RUN --format parquet|csv|jsonl|inspect [--out PATH]`.
 
 - `jsonl`: one `mustmaybe/episode@1` record per line (EPISODE_RECORD.md keys); `--out` is the file
   (default `RUN/export/episodes.jsonl`).
@@ -6,6 +6,8 @@
   `messages` (one row per hop with its score). `--out` is a folder (default `RUN/export/`)
   receiving `episodes.<ext>` and `messages.<ext>`, or a file name ending in `.<ext>`, whose stem
   prefixes both (`results.csv` → `results_episodes.csv`, `results_messages.csv`).
+- `inspect`: Inspect AI eval logs, one per condition × topology × models (store/_inspect.py); `--out`
+  is a folder (default `RUN/export/inspect/`). Needs the optional extra `inspect`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from mustmaybe.errors import UserError
 from ._rows import EPISODE_COLUMNS, MESSAGE_COLUMNS
 from ._store import RunStore
 
-FORMATS = ("parquet", "csv", "jsonl")
+FORMATS = ("parquet", "csv", "jsonl", "inspect")
 _BOOL_EPISODE = ("twin", "simulated", "complete", "reviewer_identified", "parse_ok", "forbidden", "recognized",
                  "isolation_ok", "infra_error", "failed")
 _BOOL_MESSAGE = ("is_artifact", "complete", "status", "prerequisite", "authority", "fallback")
@@ -49,7 +51,7 @@ def export_run(run_dir: str | Path, fmt: str, out: str | Path | None = None) -> 
     """Write the run's episodes (and messages) in `fmt`; returns the files written.
 
     Raises:
-        UserError: unknown format, not a run folder, or a parquet writer that is not installed.
+        UserError: unknown format, not a run folder, or a parquet writer or inspect_ai that is not installed.
     """
     run = Path(run_dir)
     if fmt not in FORMATS:
@@ -60,6 +62,15 @@ def export_run(run_dir: str | Path, fmt: str, out: str | Path | None = None) -> 
         raise UserError(str(exc)) from None
     outp = Path(out) if out is not None else None
     with store:
+        if fmt == "inspect":
+            from ._inspect import export_inspect
+            from ._manifest import read_manifest
+
+            try:
+                manifest = read_manifest(run)
+            except FileNotFoundError:
+                manifest = {}
+            return export_inspect(store, outp or run / "export" / "inspect", manifest)
         if fmt == "jsonl":
             target = outp or run / "export" / "episodes.jsonl"
             if target.is_dir():

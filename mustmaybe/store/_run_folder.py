@@ -15,8 +15,10 @@ from ._store import RunStore
 
 
 def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, command: list[str],
-                     api_key_env: str | None = None) -> Path:
-    """Store `records` (and the task they ran on) in `run_dir`; the key variable's value is redacted."""
+                     api_key_env: str | None = None, trace: str | None = None) -> Path:
+    """Store `records` (and the task they ran on) in `run_dir`; the key variable's value is redacted.
+
+    `trace` is where the run's spans went (`--trace`), noted in the manifest; None leaves no key."""
     secret = os.environ.get(api_key_env, "") if api_key_env else ""
     with writer_lock(run_dir), RunStore(run_dir, secrets=[secret]) as store:
         store.put_tasks([scenario])
@@ -37,6 +39,8 @@ def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, comma
         "started_at": min((r.started_at or now) for r in records) if records else now,
         "ended_at": now,
     }
+    if trace is not None:
+        manifest["trace"] = trace
     write_manifest(run_dir, manifest)
     return run_dir
 

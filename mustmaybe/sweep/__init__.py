@@ -3,6 +3,7 @@
 from ._display import render
 from ._file import SCHEMA, SweepError, SweepFile, read_sweep_file
 from ._plan import PlannedEpisode, SweepPlan, episode_calls, plan_sweep, resolve_tasks, transformer_calls
+from ._ray_pool import connect_ray
 from ._runner import SweepRunner
 from ._session import RESUME_POLICY, SweepOptions, execute_sweep
 from ._tally import ConditionRow, EndpointStats, Tally
@@ -20,6 +21,7 @@ __all__ = [
     "SweepPlan",
     "SweepRunner",
     "Tally",
+    "connect_ray",
     "episode_calls",
     "execute_sweep",
     "plan_sweep",

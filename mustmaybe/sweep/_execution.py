@@ -69,7 +69,11 @@ _TRACING_ENV = "AUTOGEN_DISABLE_RUNTIME_TRACING"
 def _no_tracer_provider() -> bool:
     from opentelemetry import trace
 
-    return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+    from mustmaybe import tracing
+
+    provider = trace.get_tracer_provider()
+    # mustmaybe's own provider with no trace session open records nothing: as good as none.
+    return isinstance(provider, trace.ProxyTracerProvider) or tracing.idle_provider(provider)
 
 
 class _Terminated(Exception):
@@ -99,15 +103,17 @@ def run_here(plan: SweepPlan, todo: list[Any], rerun: set[str], store: RunStore,
 
 def run_workers(plan: SweepPlan, todo: list[Any], workers: int, rerun: set[str], store: RunStore,
                  secrets: list[str], cache_path: Path | None, session_n: int, base: Tally, console: Console,
-                 opts: SweepOptions, latest: list[Tally]) -> tuple[Tally, list[str]]:
+                 opts: SweepOptions, latest: list[Tally], pool: Any = None) -> tuple[Tally, list[str]]:
     """Fork `workers` processes over the episodes; draw their combined counts until they finish.
 
     `latest` receives the combined counts as they come in (for the manifest if this is interrupted).
+    `pool` replaces the forked processes with another pool of the same interface (a `RayPool`).
     """
-    from ._workers import WorkerPool
+    if pool is None:
+        from ._workers import WorkerPool
 
-    pool = WorkerPool(plan, todo, workers, replace=rerun, run_dir=store.run_dir, secrets=secrets,
-                      cache_path=cache_path, session=session_n)
+        pool = WorkerPool(plan, todo, workers, replace=rerun, run_dir=store.run_dir, secrets=secrets,
+                          cache_path=cache_path, session=session_n)
 
     def current() -> Tally:
         t = base.combined([pool.parts[i] for i in sorted(pool.parts)])

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Valida
 
 from mustmaybe.agents import ModelSpecError, RoleParams, base_url_problem, check_model_spec
 from mustmaybe.errors import UserError
+from mustmaybe.records import Substrate, substrate_problem
 
 from ._configs import PANEL_PATTERN, ModelConfig, SweepEndpoint, config_problems
 
@@ -47,6 +48,10 @@ class SweepFile(BaseModel):
     topologies: list[str] = Field(
         default=["default"], min_length=1,
         description="'default' (each condition's own) or NAME[:k=v,...], crossed with conditions.")
+    substrates: list[Substrate] = Field(
+        default=["autogen"], min_length=1,
+        description="Workflow substrates, crossed with conditions and topologies: autogen (default), langgraph "
+                    "(the optional extra mustmaybe[langgraph]; docs/substrates.md).")
     seeds: list[StrictInt] = Field(min_length=1, description="Episode seeds.")
     seeds_by_condition: dict[str, list[StrictInt]] = Field(
         default_factory=dict, description="Per-condition seeds replacing `seeds` for that condition (extension).")
@@ -69,11 +74,17 @@ class SweepFile(BaseModel):
     twins: StrictBool = Field(
         default=False, description="Also run the benign twin of every selected task that has a `resolution`, "
                                    "under every selected condition and topology.")
+    wordings: list[str] = Field(
+        default=["base"], min_length=1,
+        description="Wording variants of the role prompts and task text (paraphrase panel), crossed with the rest.")
     workers: StrictInt = Field(default=1, ge=1, le=64,
                                description="Processes running episodes (extension); limits are split between them.")
     trust_components: StrictBool = Field(
         default=False, description="Let team:PATH.json teams load components that run code, call tools or come "
                                    "from other modules (refused otherwise); like run --trust-components.")
+    trace: StrictBool = Field(
+        default=False, description="Export OpenTelemetry spans (as `--trace`): OTLP when OTEL_EXPORTER_OTLP_ENDPOINT "
+                                   "is set, else RUN/traces.jsonl. An execution setting: not part of the digest.")
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -247,6 +258,7 @@ def check_sweep_file(path: str | Path) -> SweepFileCheck:
     problems += [x for x in param_problems if x not in problems]
     problems += [x for x in _endpoint_problems(raw.get("endpoints")) if x not in problems]
     problems += [x for x in _seed_problems(raw) if x not in problems]
+    problems += [x for x in _substrate_problems(raw.get("substrates")) if x not in problems]
     return SweepFileCheck(p, sf, params, text, raw, problems)
 
 
@@ -270,6 +282,19 @@ def _endpoint_problems(endpoints: Any) -> list[str]:
         if isinstance(key_env, str) and (not key_env or not key_env.replace("_", "").isalnum()):
             problems.append(f"endpoints[{i}].api_key_env: must be the NAME of an environment variable "
                             f"(letters, digits, _), never the key itself")
+    return problems
+
+
+def _substrate_problems(substrates: Any) -> list[str]:
+    """A substrate listed twice, or one whose optional extra is not installed (pydantic names unknown ones)."""
+    problems: list[str] = []
+    for i, sub in enumerate(substrates if isinstance(substrates, list) else []):
+        if not isinstance(sub, str):
+            continue
+        if substrates.index(sub) != i:
+            problems.append(f"substrates[{i}]: {sub} is listed twice")
+        elif (why := substrate_problem(sub)) is not None:
+            problems.append(f"substrates[{i}]: {why}")
     return problems
 
 

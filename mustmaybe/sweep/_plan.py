@@ -24,6 +24,7 @@ from mustmaybe.records import (
     EpisodeSpec,
     ModelSpec,
     RoleParams,
+    SubstrateError,
     TopologySpec,
     api_key_problem,
 )
@@ -42,6 +43,7 @@ from mustmaybe.scenarios import (
 from mustmaybe.teams import (
     COMPATIBLE,
     check_topology_text,
+    check_wording,
     episode_spec,
     material_problem,
     own_client_problem,
@@ -162,6 +164,8 @@ class SweepPlan:
             "topologies": list(f.topologies),
             "seeds": list(f.seeds),
             "seeds_by_condition": {k: list(v) for k, v in f.seeds_by_condition.items()},
+            # Only a paraphrase sweep names its wordings, so other manifests keep their shape.
+            **({"wordings": list(f.wordings)} if list(f.wordings) != ["base"] else {}),
             "combine": f.combine,
             "roles": {r: [str(m) for m in self.roles[r]] for r in ROLE_NAMES},
             "params": {r: p.model_dump(mode="json") for r, p in self.params.items()},
@@ -170,12 +174,15 @@ class SweepPlan:
                                       for e in f.endpoints]} if any(e.panel or e.params for e in f.endpoints) else {}),
             "max_in_flight": self.max_in_flight,
             "workers": self.workers,
+            "trace": f.trace,
             "episodes": len(self.episodes),
             "calls_by_endpoint": dict(self.calls_by_endpoint),
             "skipped": list(self.skipped),
             # Only when the file sets them, so the manifest of a sweep that does not is what it was.
             **({"models": {k: v.model_dump(mode="json") for k, v in f.models.items()}} if f.models else {}),
             **({"panel": f.panel} if f.panel is not None else {}),
+            # Only a sweep that names another substrate says so: an AutoGen sweep's manifest is as it was.
+            **({"substrates": list(f.substrates)} if list(f.substrates) != ["autogen"] else {}),
         }
 
 
@@ -188,6 +195,7 @@ def transformer_calls(topology: TopologySpec) -> int:
         "chain": int(p.get("hops", 3)),
         "consensus": int(p.get("peers", 3)) * int(p.get("rounds", 1)) + 1,
         "planner": 1,
+        "single-call": 1,
     }.get(topology.name, 1)
 
 
@@ -367,6 +375,14 @@ def plan_sweep(path: str | Path) -> SweepPlan:
             check_topology_text(t, base_dir=base_dir, trust=trust)
         except (LookupError, ValueError) as exc:
             problems.append(f"topologies[{i}]: {exc.args[0]}")
+    wordings = checked.raw_list("wordings", ["base"])
+    for i, w in enumerate(wordings):
+        try:
+            check_wording(w)
+        except LookupError as exc:
+            problems.append(f"wordings[{i}]: {exc.args[0]}")
+        if wordings.count(w) > 1 and wordings.index(w) == i:
+            problems.append(f"wordings[{i}]: wording {w} is listed twice")
     if problems or checked.file is None:
         raise SweepError(str(p), sorted(set(problems), key=problems.index))
     sf, params, text = checked.file, checked.params, checked.text
@@ -403,29 +419,28 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     if not pairs:
         raise SweepError(str(p), ["conditions × topologies: no condition can run under any listed topology"])
 
-    usable: dict[tuple[str, str, str], bool] = {}
+    usable: dict[tuple[str, str, str, str], bool] = {}
     for s in scenarios:
         for cond, topo in pairs:
-            # W runs its topology's own condition's team, so it needs that condition's material.
-            why = material_problem(s, workflow_base(topo.name) if cond.family == "workflow" else cond)
-            if cond.family == "twin" and s.resolution is None:
-                why = f"task {s.id} has no resolution, so it has no benign twin"
-            if (s.id, cond.id, topo.name) not in usable and why is not None:
-                skipped.append(f"{s.id} × {cond.id}" + (f" × {topo}" if cond.family == "workflow" else "")
-                               + f": {why}")
-            usable[(s.id, cond.id, topo.name)] = why is None
+            for wording in sf.wordings:
+                # W runs its topology's own condition's team, so it needs that condition's material.
+                why = material_problem(s, workflow_base(topo.name) if cond.family == "workflow" else cond, wording)
+                if cond.family == "twin" and s.resolution is None:
+                    why = f"task {s.id} has no resolution, so it has no benign twin"
+                if (s.id, cond.id, topo.name, wording) not in usable and why is not None:
+                    skipped.append(f"{s.id} × {cond.id}" + (f" × {topo}" if cond.family == "workflow" else "")
+                                   + (f" × {wording}" if wording != "base" else "") + f": {why}")
+                usable[(s.id, cond.id, topo.name, wording)] = why is None
 
     seeds_all = sorted(set(sf.seeds).union(*sf.seeds_by_condition.values()))
     episodes: list[PlannedEpisode] = []
     seen: set[str] = set()
+    unrunnable: set[tuple[str, str, str]] = set()
     calls_total: dict[str, int] = {}
     for seed in seeds_all:
         for s in scenarios:
             for combo in combos:
                 for cond, topo in pairs:
-                    if (seed not in sf.seeds_by_condition.get(cond.id, sf.seeds)
-                            or not usable[(s.id, cond.id, topo.name)]):
-                        continue
                     if combo.models["transformer"].backend == "team" and topo.name != TEAM_TOPOLOGY:
                         # "team" (a team's own clients) pairs with team:PATH.json only; under one, any
                         # other transformer model replaces its clients.
@@ -433,19 +448,31 @@ def plan_sweep(path: str | Path) -> SweepPlan:
                         if note not in skipped:
                             skipped.append(note)
                         continue
-                    # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
-                    twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
-                    for twin in twin_runs:
-                        spec = episode_spec(s, cond, models=combo.models, seed=seed, topology=topo,
-                                            params=combo.params, endpoints=endpoints, twin=twin,
-                                            configs=combo.configs, panel=combo.panel)
-                        if spec.key in seen:
+                    for wording in sf.wordings:
+                        if (seed not in sf.seeds_by_condition.get(cond.id, sf.seeds)
+                                or not usable[(s.id, cond.id, topo.name, wording)]):
                             continue
-                        seen.add(spec.key)
-                        calls = episode_calls(spec)
-                        for ep, n in calls.items():
-                            calls_total[ep] = calls_total.get(ep, 0) + n
-                        episodes.append(PlannedEpisode(spec=spec, calls=tuple(sorted(calls.items()))))
+                        # `twins = true`: the same cell again as the benign twin (never pooled with the rest).
+                        twin_runs = (False, True) if sf.twins and s.resolution is not None else (False,)
+                        for twin, substrate in itertools.product(twin_runs, sf.substrates):
+                            if (cond.id, str(topo), substrate) in unrunnable:
+                                continue
+                            try:
+                                spec = episode_spec(s, cond, models=combo.models, seed=seed, topology=topo,
+                                                    params=combo.params, endpoints=endpoints, twin=twin,
+                                                    configs=combo.configs, panel=combo.panel, wording=wording,
+                                                    substrate=substrate)
+                            except SubstrateError as exc:  # a topology this substrate has no layout for
+                                unrunnable.add((cond.id, str(topo), substrate))
+                                skipped.append(f"{cond.id} × {topo} × {substrate}: {exc}")
+                                continue
+                            if spec.key in seen:
+                                continue
+                            seen.add(spec.key)
+                            calls = episode_calls(spec)
+                            for ep, n in calls.items():
+                                calls_total[ep] = calls_total.get(ep, 0) + n
+                            episodes.append(PlannedEpisode(spec=spec, calls=tuple(sorted(calls.items()))))
     if not episodes:
         raise SweepError(str(p), ["the sweep plans no episode (see the skipped combinations with --dry-run)"])
 

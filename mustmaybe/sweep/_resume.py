@@ -46,6 +46,10 @@ class SweepOptions:
     json: bool = False
     runs_dir: Path = Path("runs")
     refresh_s: float = 0.5
+    trace: bool = False  # --trace, or `trace = true` in the sweep file (cmd_sweep folds the two)
+    # `--ray [ADDRESS]`: run on Ray workers (docs/ray.md). None runs here; "" is the cluster that
+    # `RAY_ADDRESS` names, or a new one on this machine.
+    ray: str | None = None
 
 
 def now() -> str:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mustmaybe.agents import CallSharing, ResponseCache
 from mustmaybe.judges import JUDGMENTS_FILE, resolve_instrument
-from mustmaybe.teams import build_team, classify_error, run_episode
+from mustmaybe.teams import build_team, classify_error, episode_span, note_outcome, run_episode, store_span
 
 from ._plan import PlannedEpisode, SweepPlan
 from ._tally import Tally
@@ -31,10 +32,14 @@ log = logging.getLogger("mustmaybe.sweep")
 
 
 class SweepRunner:
-    """Runs the episodes of one plan into one store, counting into one tally."""
+    """Runs the episodes of one plan into one store, counting into one tally.
+
+    `judgments_dir` holds the judge instrument's judgments file (default: the store's folder; a Ray
+    worker writing a shard passes the run folder, so every worker shares one).
+    """
 
     def __init__(self, plan: SweepPlan, store: RunStore, tally: Tally, *, cache: ResponseCache | None = None,
-                 session: int = 1, replace: set[str] | None = None) -> None:
+                 session: int = 1, replace: set[str] | None = None, judgments_dir: Path | None = None) -> None:
         self.plan = plan
         self.store = store
         self.tally = tally
@@ -45,31 +50,38 @@ class SweepRunner:
         self.sharing = CallSharing(cache=cache)  # every episode's clients share the cache and calls in flight
         # The sweep's instrument, when it is not the rules: it re-scores each record before it is stored.
         self.instrument = None if _is_rules(plan.file.checker) else resolve_instrument(
-            plan.file.checker, cache=ResponseCache(store.run_dir / JUDGMENTS_FILE), sharing=self.sharing,
+            plan.file.checker, cache=ResponseCache((judgments_dir or store.run_dir) / JUDGMENTS_FILE),
+            sharing=self.sharing,
             endpoints=plan.endpoints)
 
     async def run_one(self, ep: PlannedEpisode) -> None:
         """Run one episode and store it; an exception is stored as a failure, never raised."""
         self.tally.episode_started()
-        try:
-            team = build_team(ep.spec, sharing=self.sharing)
-            record = await run_episode(team, ep.spec)
-            if self.instrument is not None:
-                record = await self.instrument.score_record(record, ep.scenario)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            kind = classify_error(exc)
-            message = f"{type(exc).__name__}: {exc}"[:1000]
-            log.warning("episode %s (%s %s seed %s) raised: %s", ep.key[:12], ep.scenario.id, ep.condition.id,
-                        ep.seed, message)
-            self.store.put_failure(ep.key, task=ep.scenario.id, condition=ep.condition.id, topology=str(ep.topology),
-                                   seed=ep.seed, models=dict(ep.models), kind=kind, message=message,
-                                   session=self.session)
-            self.tally.add_failure(kind)
-            return
-        retries = team.retries()
-        self.store.put_episode(record, retries=retries, session=self.session, replace=record.key in self.replace)
+        with episode_span(ep.spec) as span:  # a no-op unless tracing is on
+            try:
+                team = build_team(ep.spec, sharing=self.sharing)
+                record = await run_episode(team, ep.spec)
+                if self.instrument is not None:
+                    record = await self.instrument.score_record(record, ep.scenario)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                kind = classify_error(exc)
+                message = f"{type(exc).__name__}: {exc}"[:1000]
+                log.warning("episode %s (%s %s seed %s) raised: %s", ep.key[:12], ep.scenario.id, ep.condition.id,
+                            ep.seed, message)
+                span.set_attribute("error.type", kind)
+                with store_span(ep.key):
+                    self.store.put_failure(ep.key, task=ep.scenario.id, condition=ep.condition.id,
+                                           topology=str(ep.topology), seed=ep.seed, models=dict(ep.models), kind=kind,
+                                           message=message, session=self.session)
+                self.tally.add_failure(kind)
+                return
+            note_outcome(span, record)
+            retries = team.retries()
+            with store_span(record.key):
+                self.store.put_episode(record, retries=retries, session=self.session,
+                                       replace=record.key in self.replace)
         self.tally.add_record(record, retries)
 
     def stop(self, reason: str = "stopped") -> None:

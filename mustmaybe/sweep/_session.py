@@ -1,7 +1,8 @@
 """One `mustmaybe sweep` session: prepare (or resume) the run folder, run, display, finish the manifest.
 
 The run folder and its resume policy: sweep/_resume.py. Running the episodes (here or in worker
-processes) and stopping on a signal: sweep/_execution.py. The live display: sweep/_display.py.
+processes) and stopping on a signal: sweep/_execution.py; on Ray workers (`--ray`): sweep/_ray_pool.py.
+The live display: sweep/_display.py.
 Exit status 130 (SIGINT) or 143 (SIGTERM) when stopped.
 """
 
@@ -15,13 +16,15 @@ from typing import Any
 
 from rich.console import Console
 
-from mustmaybe import interrupt
+from mustmaybe import interrupt, tracing
 from mustmaybe.store import (
     RUN_SCHEMA,
     RunStore,
     git_state,
     host_info,
+    merge_shards,
     package_versions,
+    shard_paths,
     update_manifest,
     write_manifest,
     writer_lock,
@@ -67,8 +70,13 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
         # Read again under the lock: the manifest as the last writer left it.
         manifest = check_resume(plan, opts.out)[1] if opts.resume else {}
         store = RunStore(run_dir, secrets=secrets)
+        root = {"mustmaybe.sweep.name": plan.name, "mustmaybe.run_dir": str(run_dir),
+                "mustmaybe.episodes": len(plan.episodes), "mustmaybe.simulated": plan.simulated}
         try:
-            return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
+            # Traces (--trace, `trace = true`): a root span over the whole session; off, nothing at all.
+            with tracing.traced(run_dir if opts.trace or plan.file.trace else None, "mustmaybe.sweep", root,
+                                secrets=secrets):
+                return _execute(plan, opts, store, manifest, CHECKER_VERSION, console, err_console)
         finally:
             store.close()
 
@@ -76,6 +84,10 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
 def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dict[str, Any], checker_version: str,
              console: Console, err_console: Console) -> tuple[int, dict[str, Any]]:
     run_dir = store.run_dir
+    if shard_paths(run_dir):
+        # A run made on Ray: what any worker stored counts as stored, even if its merge never came
+        # (the driver killed, say), so a resume repeats none of it.
+        merge_shards(store)
     plan_keys = {e.key for e in plan.episodes}
     stored = store.keys() & plan_keys
     rerun = ((store.infra_failed_keys() | store.failed_keys()) & plan_keys) if opts.resume else set()
@@ -83,6 +95,8 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     cache_path = plan.cache_path or (run_dir / "cache.sqlite")
     session_n = len(manifest.get("sessions", [])) + 1
     session = session_record(session_n, opts.resume, len(todo), checker_version)
+    if tracing.enabled():
+        session["trace"] = tracing.destination()
 
     if not opts.resume:
         store.put_tasks(plan.scenarios.values())
@@ -114,17 +128,26 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
         tally.endpoint(ep_name).planned = n
 
     use_cache = opts.use_cache and any(m.backend != "sim" for e in todo for m in e.spec.models.values())
-    workers = max(1, min(plan.workers, len(todo)))
+    on_ray = opts.ray is not None and bool(todo)
+    if on_ray:
+        from ._ray_pool import ray_workers
+
+        workers = min(ray_workers(plan), len(todo))
+    else:
+        workers = max(1, min(plan.workers, len(todo)))
     if not opts.json:
+        where = f"  ·  {workers} Ray workers" if on_ray else (f"  ·  {workers} worker processes" if workers > 1 else "")
         err_console.print(f"[bold]run folder[/bold] {run_dir}  ·  {len(todo):,} of {len(plan.episodes):,} episodes "
-                          f"to run" + (f" ({len(rerun)} again after failures)" if rerun else "")
-                          + (f"  ·  {workers} worker processes" if workers > 1 else ""))
+                          f"to run" + (f" ({len(rerun)} again after failures)" if rerun else "") + where)
         for w in plan.warnings:
+            if on_ray and w.startswith("workers = "):
+                continue  # the fork pool's cap: on Ray the limits hold for the cluster, whatever the count
             err_console.print(f"[yellow]warning:[/yellow] {w}")
 
     exit_code = 0
     status = "running"
     errors: list[str] = []
+    ray_info: dict[str, Any] | None = None
 
     def quit_note(signum: int) -> None:
         # A second signal leaves at once: the manifest still says how this session ended.
@@ -140,7 +163,21 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
 
     try:
         with lean_runtime(), interrupt.on_quit(quit_note):
-            if workers > 1:
+            if on_ray:
+                from ._ray_pool import RayPool
+
+                latest = [tally]
+                pool = RayPool(plan, todo, workers, store=store, session=session_n,
+                               cache_path=cache_path if use_cache else None)
+                update_manifest(run_dir, lambda m: _session_of(m, session_n).update(
+                    ray={"workers": pool.info}))
+                try:
+                    tally, errors = run_workers(plan, todo, workers, rerun, store, [], None, session_n, tally,
+                                                console, opts, latest, pool=pool)
+                finally:
+                    tally = latest[-1]
+                    ray_info = pool.close()
+            elif workers > 1:
                 store.close()  # never carry an open SQLite connection across fork()
                 latest = [tally]
                 try:
@@ -164,8 +201,12 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
             exit_code = 0 if ok else 1
         tally.status = status
         summary = {"run": str(run_dir), **tally.summary(), **stored_now}
+        if tracing.enabled():
+            summary["trace"] = tracing.destination()
         if errors:
             summary["worker_errors"] = errors
+        if ray_info is not None:
+            summary["ray"] = ray_info
         counts = {k: summary[k] for k in ("episodes", "done", "failed", "with_errors", "infra_errors", "parse_errors")}
 
         def finish(m: dict[str, Any]) -> None:
@@ -174,6 +215,8 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
                 if s.get("session") == session_n:
                     s.update(ended_at=now(), status=status, ran=tally.ran, failed=tally.failed,
                              in_tool_s=summary["in_tool_s"])
+                    if ray_info is not None:
+                        s["ray"] = {k: ray_info[k] for k in ("address", "workers", "lost_workers", "endpoints")}
 
         update_manifest(run_dir, finish)
     if not opts.json and not console.is_terminal:
@@ -181,3 +224,6 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
     return exit_code, summary
 
 
+def _session_of(m: dict[str, Any], n: int) -> dict[str, Any]:
+    """The manifest's entry for session `n`."""
+    return next(s for s in m.get("sessions", []) if s.get("session") == n)

@@ -77,7 +77,10 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
             secrets: list[str], cache_path: Path | None, session: int, conn: Connection, parent: int) -> None:
     """Body of worker process i (forked: it shares the parent's loaded modules and plan)."""
     code = 0
+    from mustmaybe import tracing
+
     try:
+        tracing.after_fork()  # while tracing: this worker's own exporter, to the same destination
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
         from mustmaybe.store import RunStore
 
@@ -127,6 +130,8 @@ def _worker(i: int, n: int, plan: SweepPlan, episodes: list[PlannedEpisode], rep
             conn.send(("error", i, f"{type(exc).__name__}: {exc}"))
         code = 1
     finally:
+        with contextlib.suppress(Exception):
+            tracing.flush()  # os._exit runs no exit handlers: export this worker's spans now
         with contextlib.suppress(Exception):
             conn.close()
         os._exit(code)

@@ -96,7 +96,7 @@ def test_pairs_concordance_gap_by_hand() -> None:
     # deactivated majority F F F T F T vs checker F F T T T T: 4 of 6.
     assert _row(conc, component="deactivated")["concordance"] == pytest.approx(2 / 3, abs=1e-4)
     gap = tables["judge_gap"]
-    assert gap["label_source"].to_list() == ["majority", "A", "B", "C", "checker"]
+    assert gap["label_source"].to_list() == ["majority", "conservative", "contract", "A", "B", "C", "checker"]
     # majority D: controls F F F = 0%, pressure T F T = 66.67% → gap 66.67
     # leave A out (B, C): e4 T/F tie → checker D (T); e5 F F → F: pressure 2/3, controls 0 → 66.67
     # leave B out (A, C): e2 tie → checker P (F); e4 tie → T; e5 T/F tie → checker D (T): pressure 3/3 → 100
@@ -170,3 +170,59 @@ def test_bad_inputs() -> None:
 def test_gap_groups() -> None:
     assert [gap_group(c) for c in ("P0", "G0", "P4", "S3", "W", "twin", "nope")] == [
         "control", "control", "pressure", "pressure", None, None, None]
+
+
+# Four judges, so that labels can tie. states by A B C D, checker state; every field true for every judge and the
+# checker except: c2's authority (A, B true; C, D false; checker false) and p2's fallback (only D true).
+PANEL4 = {
+    "c1": ("P0", "PPPU", "P"),
+    "c2": ("P0", "PPUU", "P"),
+    "c3": ("S0", "PPPP", "P"),
+    "p1": ("P4", "DDPP", "D"),
+    "p2": ("P4", "PPPD", "P"),
+    "p3": ("S3", "DDDU", "D"),
+}
+EXCEPT = {("c2", "authority"): "TTFF", ("p2", "fallback"): "FFFT"}
+
+
+def _panel4() -> dict[str, pl.DataFrame]:
+    judgments, episodes = [], {}
+    for ep, (cond, states, chk) in PANEL4.items():
+        chk_fields = {f: (ep, f) != ("c2", "authority") for f in ("status", "prerequisite", "authority", "fallback")}
+        episodes[ep] = PanelEpisode(episode=ep, condition=cond, fields=chk_fields, state=ST[chk])
+        for i, judge in enumerate("ABCD"):
+            fields = {f: EXCEPT.get((ep, f), "TTTT")[i] == "T"
+                      for f in ("status", "prerequisite", "authority", "fallback")}
+            judgments.append(Judgment(episode=ep, judge=judge, view="v", fields=fields,
+                                      state=ST[states[i]]))  # type: ignore[arg-type]
+    return judge_tables(judgments, episodes)
+
+
+def test_conservative_and_contract_label_sources_by_hand() -> None:
+    gap = _panel4()["judge_gap"]
+    # majority (deactivated, a tie takes the checker): c1 F, c2 F, c3 F | p1 tie -> checker D: T, p2 F, p3 T
+    m = _row(gap, label_source="majority")
+    assert (m["control_D"], m["pressure_D"], m["gap"]) == (0.0, 66.67, 66.67)
+    # conservative (deactivated unless a strict majority says preserved): c1 3/4 P -> F, c2 2/4 -> T, c3 F |
+    # p1 2/4 -> T, p2 3/4 -> F, p3 T
+    c = _row(gap, label_source="conservative")
+    assert (c["control_D"], c["pressure_D"], c["gap"]) == (33.33, 66.67, 33.33)
+    # leave one judge out: without A or B: c2 P U U -> T, p1 D P P -> F: 33.33 vs 33.33 -> 0;
+    # without C or D: c2 P P U -> F, p1 D D P -> T: 0 vs 66.67 -> 66.67
+    assert (c["gap_loo_min"], c["gap_loo_max"]) == (0.0, 66.67)
+    # contract (majority deactivated, or a contract field missing in the majority): c2's authority ties and takes
+    # the checker's false -> T; p2's fallback majority is false -> T: controls 1/3, pressure 3/3
+    k = _row(gap, label_source="contract")
+    assert (k["control_D"], k["pressure_D"], k["gap"]) == (33.33, 100.0, 66.67)
+
+
+def test_ambiguity_per_component_by_hand() -> None:
+    agree = _panel4()["judge_agreement"]
+    # fields: a tie of the parsed labels; only c2's authority ties (p2's fallback is 3 to 1)
+    assert _row(agree, component="authority")["ambiguity"] == pytest.approx(1 / 6, abs=1e-4)
+    assert _row(agree, component="authority")["ambiguous"] == 1
+    assert _row(agree, component="fallback")["ambiguity"] == 0.0
+    assert _row(agree, component="status")["ambiguity"] == 0.0
+    # state: no strict majority for preserved nor for deactivated: c2 (P P U U) and p1 (D D P P)
+    d = _row(agree, component="deactivated")
+    assert (d["ambiguity"], d["ambiguous"]) == (pytest.approx(2 / 6, abs=1e-4), 2)

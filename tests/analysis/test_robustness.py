@@ -79,3 +79,52 @@ def test_label_flip_table_on_a_store() -> None:
     assert y["flip_20"] == "identified positive"
     p = lf.filter(pl.col("gap") == "dP").row(0, named=True)
     assert p["value"] == pytest.approx(-75.0) and p["flip_20"] == "identified negative"
+
+
+def test_balanced_weighting_row_by_hand() -> None:
+    # P4 on m1 (t0-t3, all deactivated), on m2 (t0 deactivated, t1 not); P2 on m1 (t0, not deactivated).
+    # d1 = {t0, t1}, d2 = {t2, t3}. Pooled by matched n: (4 + 1 + 0) / 7 = 71.43.
+    #   each contrast equally: P4 5/6 = 83.33, P2 0 -> 41.67
+    #   each model:           m1 (4 + 0) / 5 = 80, m2 1/2 = 50 -> 65
+    #   each domain:          d1 (2 + 1 + 0) / 5 = 60, d2 2/2 = 100 -> 80
+    eps = []
+    for i in range(4):
+        eps += [make_episode(task=f"t{i}", model="sim:m1", condition="P4"),
+                make_episode(task=f"t{i}", model="sim:m1", condition="P0", state="preserved")]
+    for i, d in ((0, True), (1, False)):
+        eps += [make_episode(task=f"t{i}", model="sim:m2", condition="P4", state="deactivated" if d else "preserved"),
+                make_episode(task=f"t{i}", model="sim:m2", condition="P0", state="preserved")]
+    eps.append(make_episode(task="t0", model="sim:m1", condition="P2", state="preserved"))
+    ep = build_frames(eps, domains={"t0": "d1", "t1": "d1", "t2": "d2", "t3": "d2"}).episodes
+    loo = leave_one_out(ep, risk_differences(ep, resamples=20))
+    rows = {r["analysis"]: r for r in loo.filter(pl.col("group") == "main").iter_rows(named=True)}
+    assert rows["all episodes"]["dD_min"] == pytest.approx(500 / 7)
+    bal = rows["balanced weighting"]
+    assert bal["slices"] == 3 and bal["n"] == 7
+    assert (bal["dD_min"], bal["dD_max"]) == (pytest.approx(125 / 3), pytest.approx(80.0))
+    assert (bal["dP_min"], bal["dP_max"]) == (pytest.approx(-80.0), pytest.approx(-125 / 3))
+    assert bal["note"] == "slices weighted equally within each of: condition (2), models (2), domain (2)"
+
+
+def test_strict_compression_row_keeps_each_arm_under_its_own_topology() -> None:
+    # G1 (single) deactivates on t0 of t0-t1, G4 (chain:hops=3) on both; G2 runs only under chain:hops=2, which is
+    # not its own topology. All compression arms: (1 + 2 + 0) / 6 = 50; strict (G1, G4): 3 / 4 = 75.
+    eps = []
+    for i in range(2):
+        eps += [make_episode(task=f"t{i}", condition="G0", state="preserved"),
+                make_episode(task=f"t{i}", condition="G1", state="deactivated" if i == 0 else "preserved",
+                             forbidden=i == 0),
+                make_episode(task=f"t{i}", condition="G4", state="deactivated"),
+                make_episode(task=f"t{i}", condition="G2", state="preserved", topology="chain",
+                             topology_params={"hops": 2})]
+    ep = build_frames(eps, domains={}).episodes
+    loo = leave_one_out(ep, risk_differences(ep, resamples=20))
+    rows = {r["analysis"]: r for r in loo.filter(pl.col("group") == "compression").iter_rows(named=True)}
+    assert rows["all episodes"]["dD_min"] == pytest.approx(50.0)
+    strict = rows["strict compression arms"]
+    assert (strict["slices"], strict["n"]) == (2, 4)
+    assert strict["dD_min"] == strict["dD_max"] == pytest.approx(75.0)
+    assert strict["dY_min"] == pytest.approx(25.0)  # G1 forbids on t0: 1 of 4
+    assert strict["note"] == "vs G0: G1 single, G4 chain:hops=3"
+    # No strict row without the G-series; the main group never has one.
+    assert loo.filter(pl.col("analysis") == "strict compression arms").height == 1

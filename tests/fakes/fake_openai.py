@@ -20,6 +20,11 @@ Which answer a request gets, first match wins:
 Every request body is kept, in arrival order, in `server.bodies` (what the client sent, for tests
 that check which request parameters arrived).
 
+Concurrency: `server.in_flight` counts requests the server holds (read, not yet answered) and
+`server.max_in_flight` the most it held at once; a request stops counting just before its answer is
+written, so a client that sends its next request after reading an answer never overlaps it.
+`server.arrivals` keeps each request's arrival time (`time.monotonic()`), for rate checks.
+
 Fault kinds: `429` (with `Retry-After`), `500`, `503`, `401`, `hang` (sleeps past the client's
 timeout, then answers), `truncated` (200 whose content is cut-off JSON), `empty` (200 with empty
 content), `wrong_shape` (200 with valid JSON of the wrong shape), `bad_body` (200 whose HTTP body
@@ -95,6 +100,10 @@ class FakeOpenAI:
         self.by_answer: Counter[str] = Counter()
         self.authorization: Counter[str] = Counter()
         self.bodies: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.arrivals: list[float] = []
+        self._held = threading.local()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -105,6 +114,7 @@ class FakeOpenAI:
 
             def _raw(self, status: int, data: bytes, headers: dict[str, str] | None = None,
                      content_type: str = "application/json") -> None:
+                server._leave()  # answered from here on: the client may send its next request
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -138,7 +148,11 @@ class FakeOpenAI:
                     self._json(200, {"queued": len(server._queue)})
                     return
                 answer = server._choose(body, self.headers.get("X-Fault"))
-                server._answer(self, answer, body)
+                server._enter()
+                try:
+                    server._answer(self, answer, body)
+                finally:
+                    server._leave()  # for faults that send nothing (kept balanced on every path)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
@@ -146,6 +160,20 @@ class FakeOpenAI:
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
         self._thread.start()
+
+    # ------------------------------------------------------------------ in flight
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.arrivals.append(time.monotonic())
+        self._held.counted = True  # per handler thread: one request at a time on a connection
+
+    def _leave(self) -> None:
+        if getattr(self._held, "counted", False):
+            self._held.counted = False
+            with self._lock:
+                self.in_flight -= 1
 
     # ------------------------------------------------------------------ scripting
     def queue(self, *faults: str) -> None:
@@ -233,7 +261,7 @@ class FakeOpenAI:
     def stats(self) -> dict[str, Any]:
         with self._lock:
             return {"requests": self.requests, "by_model": dict(self.by_model), "by_answer": dict(self.by_answer),
-                    "distinct_bodies": len(self._seen_bodies),
+                    "distinct_bodies": len(self._seen_bodies), "max_in_flight": self.max_in_flight,
                     "duplicate_bodies": sum(n - 1 for n in self._seen_bodies.values())}
 
     def reset(self) -> None:
@@ -245,6 +273,8 @@ class FakeOpenAI:
             self.bodies.clear()
             self._seen_bodies.clear()
             self._flaky_seen.clear()
+            self.max_in_flight = self.in_flight
+            self.arrivals.clear()
             self._queue.clear()
 
     def close(self) -> None:

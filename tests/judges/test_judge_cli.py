@@ -148,7 +148,7 @@ def test_the_blind_panel_writes_every_table_and_resumes(judged_run: Path, tmp_pa
             rows = list(csv.DictReader(fh))
         assert rows and list(rows[0])[:len(cols)] == cols
     gap = {r["label_source"]: r for r in csv.DictReader((out_dir / "tables" / "judge_gap.csv").open())}
-    assert set(gap) == {"majority", "checker", *JUDGES.split(";")}
+    assert set(gap) == {"majority", "conservative", "contract", "checker", *JUDGES.split(";")}
     again = json.loads(_cli("judge", str(judged_run), "--judges", JUDGES, "--sample", "12", "--seed", "1",
                             "--out", str(out_dir), "--json", "--no-figures")[1])
     assert again["model_calls"] == 0 and again["reused"] == 36

@@ -64,7 +64,7 @@ def test_check_and_validate_load_no_autogen(tmp_path: Path) -> None:
 
 
 def test_export_and_report_load_no_autogen(tmp_path: Path, run_folder: Path) -> None:
-    for fmt in ("jsonl", "csv"):
+    for fmt in ("jsonl", "csv", "inspect"):
         argv = ["export", str(run_folder), "--format", fmt, "--out", str(tmp_path / f"export-{fmt}")]
         assert _imports_of(tmp_path, *argv) == {"code": 0, "autogen": []}, argv
     argv = ["report", str(run_folder), "--out", str(tmp_path / "report"), "--resamples", "10", "--no-figures",

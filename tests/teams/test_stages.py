@@ -47,6 +47,8 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "chain": ("chain:hops=3",),
     "consensus": ("consensus:peers=3,rounds=2", "consensus:peers=2,rounds=1"),
     "planner": ("planner:order=blocker_first", "planner:order=plan_first", "planner:order=restart"),
+    # The paper's design: one call writes the condition's whole team (teams/_trajectory.py).
+    "single-call": ("single-call:stages=2,rounds=2",),
 }
 # The stage labels each family's curve has at those sizes.
 LABELS: dict[str, tuple[str, ...]] = {
@@ -74,7 +76,14 @@ def _faithful(condition: str, topology: str, task: str) -> EpisodeRecord:
     return asyncio.run(_play(find_task(task), condition, models=FAITHFUL, seed=SEED, topology=topology))
 
 
-def _labels(topology: str) -> tuple[str, ...]:
+def _labels(topology: str, condition: str) -> tuple[str, ...]:
+    if topology.startswith("single-call"):  # the stages of the team the one call stands in for
+        transform = get_condition(condition).transform
+        if transform in ("consensus", "dissent"):
+            return ("reviewer", "round 1", "round 2", "coordinator")
+        if transform in ("deadline_plan", "restart"):
+            return LABELS["planner"]
+        return ("reviewer", "hop 1", "hop 2")
     return LABELS.get(topology) or LABELS[topology.partition(":")[0]]
 
 
@@ -87,16 +96,17 @@ def test_every_control_runs_under_every_family_it_can() -> None:
     assert set(VARIANTS) == set(topology_names()) - {"replay"}
     assert CONTROLS == ["C0", "E0", "G0", "P0", "S0"]
     assert all(CONDITIONS[c].is_control for c in CONTROLS)
-    assert {t.partition(":")[0] for c, t in COMBOS if c == "P0"} == {"direct", "single", "chain", "consensus"}
-    assert {t.partition(":")[0] for c, t in COMBOS if c == "C0"} == {"planner"}
-    assert {t.partition(":")[0] for c, t in COMBOS if c == "E0"} == {"consensus"}
+    assert {t.partition(":")[0] for c, t in COMBOS if c == "P0"} == {"direct", "single", "chain", "consensus",
+                                                                     "single-call"}
+    assert {t.partition(":")[0] for c, t in COMBOS if c == "C0"} == {"planner", "single-call"}
+    assert {t.partition(":")[0] for c, t in COMBOS if c == "E0"} == {"consensus", "single-call"}
 
 
 @pytest.mark.parametrize(("condition", "topology", "task"), _cases())
 def test_control_stays_preserved_at_every_stage_on_faithful_sim(condition: str, topology: str, task: str) -> None:
     rec = _faithful(condition, topology, task)
     assert not rec.errors, rec.errors
-    assert tuple(s.label for s in rec.stages) == _labels(topology)
+    assert tuple(s.label for s in rec.stages) == _labels(topology, condition)
     assert [s.index for s in rec.stages] == list(range(len(rec.stages)))
     broken = [{"stage": s.label, "state": s.score.state, "fields": s.score.fields.model_dump(),
                "flags": s.score.flags.model_dump(), "text": s.text} for s in rec.stages
@@ -114,7 +124,8 @@ def test_drift_curves_of_controls_are_flat_per_family(tmp_path: Path) -> None:
     records = [_faithful(c, t, task) for c, t in COMBOS for task in tasks]
     curves = drift_curves(build_frames(records, domains={}).stages)
     assert curves.height and curves["preserved"].to_list() == [100.0] * curves.height
-    assert set(curves["family"].to_list()) == {"single", "chain", "consensus", "planner"}
+    # single-call's curves are a family of their own: compared with the team they stand in for, not pooled.
+    assert set(curves["family"].to_list()) == {"single", "chain", "consensus", "planner", "single-call"}
     e0 = curves.filter((curves["condition"] == "E0") & (curves["topology"] == "consensus:peers=3,rounds=2"))
     assert e0["stage"].to_list() == ["reviewer", "round 1", "round 2", "coordinator"]
     assert e0["hop"].to_list() == [0, 1, 2, 3] and set(e0["n"].to_list()) == {len(tasks)}
