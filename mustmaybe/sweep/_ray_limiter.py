@@ -37,7 +37,7 @@ class ClusterLimiter(EndpointLimiter):
         self.waiting += 1
         try:
             granted = await c.acquire.remote(self.base_url, self._worker, ticket, self.endpoint.concurrency,
-                                             self.endpoint.requests_per_minute)
+                                             self.endpoint.requests_per_minute, self.endpoint.timeout_s)
         except asyncio.CancelledError:
             c.cancel.remote(self.base_url, self._worker, ticket)  # delivered even if this task is gone
             raise

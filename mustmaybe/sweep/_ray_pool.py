@@ -8,9 +8,10 @@ live display. It has the fork pool's interface (`parts`, `errors`, `wait`, `stop
 session draws, stops and finishes a Ray sweep as it does a local one.
 
 A worker that dies (its process killed, its node lost) is noted in `errors`; its slots are freed
-at once, the others go on with the rest of the queue, and the episodes it had taken but not
-stored are left for `--resume` (the run ends `incomplete`). What it stored before dying is in its
-shard and merged, so a resume repeats none of it.
+once its requests can no longer be in flight at the endpoint (the coordinator's `lost`: at once for a
+request never sent, else at its start + `timeout_s` + grace), the others go on with the rest of the
+queue, and the episodes it had taken but not stored are left for `--resume` (the run ends
+`incomplete`). What it stored before dying is in its shard and merged, so a resume repeats none of it.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ class RayPool:
         self.lost: list[int] = []
         self._last_merge = 0.0
         self.merged = {"added": 0, "replaced": 0, "failures": 0}
-        limits = {url: (e.concurrency, e.requests_per_minute) for url, e in plan.endpoints.items()}
+        limits = {url: (e.concurrency, e.requests_per_minute, e.timeout_s) for url, e in plan.endpoints.items()}
         lanes = max(64, 4 * plan.max_in_flight)  # every lane's acquire waits inside the coordinator
         self.coordinator = ray.remote(num_cpus=0, max_concurrency=lanes)(SweepCoordinator).remote(
             groups(todo), limits)
@@ -289,7 +290,7 @@ class RayPool:
         self.lost.append(i)
         w = self.info[i] if i < len(self.info) else {"pid": "?", "node": "?"}
         try:
-            ray.get(self.coordinator.lost.remote(i), timeout=10.0)  # free its slots for the others
+            ray.get(self.coordinator.lost.remote(i), timeout=10.0)  # its slots go to the others once safe
         except Exception:
             pass
         self.errors.append(f"Ray worker {i} (pid {w.get('pid')} on {w.get('node')}) died: {_first_line(exc)}; "

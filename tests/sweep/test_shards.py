@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe._coordinator import SweepCoordinator
+from mustmaybe._coordinator import _GRACE_S, SweepCoordinator
 from mustmaybe.store import RunStore, merge_shards, shard_dir, shard_paths
 
 from .conftest import run_json, write_sweep
@@ -89,13 +89,13 @@ def test_coordinator_holds_the_limit_across_workers_and_frees_a_lost_one() -> No
     url = "http://127.0.0.1:9/v1"
 
     async def main() -> None:
-        c = SweepCoordinator([["a", "b"], ["c"]], {url: (3, None)})
+        c = SweepCoordinator([["a", "b"], ["c"]], {url: (3, None, 60.0)})
         in_flight = 0
         peak = 0
 
         async def call(worker: int, i: int) -> None:
             nonlocal in_flight, peak
-            assert await c.acquire(url + "/", worker, str(i), 3, None)  # the same endpoint, however written
+            assert await c.acquire(url + "/", worker, str(i), 3, None, 60.0)  # the same endpoint, however written
             in_flight += 1
             peak = max(peak, in_flight)
             await asyncio.sleep(0.01)
@@ -106,18 +106,21 @@ def test_coordinator_holds_the_limit_across_workers_and_frees_a_lost_one() -> No
         stats = (await c.stats())["endpoints"][url]
         assert peak == 3 and stats["max_in_flight"] == 3 and stats["requests"] == 20 and stats["in_flight"] == 0
 
-        # Worker 0 dies holding all three slots: worker 1's waiting call gets one once the driver says so.
+        # Worker 0 dies waiting for a slot: its waiting call is refused, and it is granted nothing more.
         for i in range(3):
-            assert await c.acquire(url, 0, f"x{i}", 3, None)
-        waiting = asyncio.create_task(c.acquire(url, 1, "y", 3, None))
+            assert await c.acquire(url, 1, f"x{i}", 3, None, 60.0)
+        waiting = asyncio.create_task(c.acquire(url, 0, "y", 3, None, 60.0))
         await asyncio.sleep(0.05)
         assert not waiting.done()
         lost = await c.lost(0)
-        assert lost["freed_slots"] == {url: 3} and await asyncio.wait_for(waiting, 1.0)
-        assert await c.acquire(url, 0, "z", 3, None) is False  # a lost worker is granted nothing
+        assert lost["freed_slots"] == {url: 0} and lost["held_slots"] == {url: 0}
+        assert await asyncio.wait_for(waiting, 1.0) is False
+        assert await c.acquire(url, 0, "z", 3, None, 60.0) is False  # a lost worker is granted nothing
+        for i in range(3):
+            await c.release(url, 1, f"x{i}")
         # A cancel that arrives before its acquire: the acquire takes no slot.
         await c.cancel(url, 1, "early")
-        assert await c.acquire(url, 1, "early", 3, None) is False
+        assert await c.acquire(url, 1, "early", 3, None, 60.0) is False
         # The work queue: groups in order, then nothing; a lost worker gets none.
         assert await c.take(0) == []
         assert await c.take(1) == ["a", "b"]
@@ -127,15 +130,58 @@ def test_coordinator_holds_the_limit_across_workers_and_frees_a_lost_one() -> No
     _run(main())
 
 
+def test_a_lost_workers_sent_requests_keep_their_slots_until_the_endpoint_timeout() -> None:
+    # The endpoint keeps serving a request after its client's process is SIGKILLed, so a dead worker's
+    # slots whose request was sent stay taken until that request's start + the endpoint's timeout_s
+    # (+ grace): freeing them when the driver reports the death let a survivor's request in on top and
+    # the endpoint held concurrency + 1 (test_ray's fake once saw 4 against 3). A slot still waiting for
+    # out the endpoint's Retry-After pause (its request never sent) frees at once.
+    url = "http://127.0.0.1:9/v1"
+    timeout_s = 0.3
+    bound = timeout_s + _GRACE_S
+
+    async def main() -> None:
+        c = SweepCoordinator([], {url: (3, None, timeout_s)})
+        started = time.monotonic()
+        assert await c.acquire(url, 0, "a", 3, None, timeout_s)  # sent: the endpoint is serving it
+        assert await c.acquire(url, 1, "b", 3, None, timeout_s)  # worker 1's (it lives)
+        await c.defer(url, 0.5)  # a 429's Retry-After: the next slot is held while its request waits
+        unsent = asyncio.create_task(c.acquire(url, 0, "c", 3, None, timeout_s))
+        await asyncio.sleep(0.05)
+        assert not unsent.done() and (await c.stats())["endpoints"][url]["in_flight"] == 3
+        survivor = asyncio.create_task(c.acquire(url, 1, "d", 3, None, timeout_s))
+        await asyncio.sleep(0.05)
+        assert not survivor.done()
+
+        lost = await c.lost(0)
+        # The freed (unsent) slot goes to the survivor; worker 0's sent "a" still counts: 3 in flight.
+        assert await asyncio.wait_for(survivor, 5.0) is True
+        nxt = asyncio.create_task(c.acquire(url, 1, "e", 3, None, timeout_s))
+        await asyncio.sleep(0.1)
+        assert not nxt.done()  # the endpoint may still be serving worker 0's "a": no fourth request
+        assert (await c.stats())["endpoints"][url]["in_flight"] == 3
+        assert lost["freed_slots"] == {url: 1} and lost["held_slots"] == {url: 1}
+        assert await asyncio.wait_for(unsent, 5.0) is False  # its request is never sent
+        assert await asyncio.wait_for(nxt, bound + 5.0) is True
+        assert time.monotonic() - started >= bound  # not one moment before a's start + timeout_s + grace
+        stats = (await c.stats())["endpoints"][url]
+        assert stats["max_in_flight"] == 3 and stats["in_flight"] == 3  # b, d, e; a's slot is free
+        for t in ("b", "d", "e"):
+            await c.release(url, 1, t)
+        assert (await c.stats())["endpoints"][url]["in_flight"] == 0
+
+    _run(main())
+
+
 def test_coordinator_rate_is_shared_by_every_worker() -> None:
     url = "http://127.0.0.1:9/v1"
 
     async def main() -> float:
-        c = SweepCoordinator([], {url: (100, 1200.0)})  # 20 requests a second for the cluster, burst 20
+        c = SweepCoordinator([], {url: (100, 1200.0, 60.0)})  # 20 requests a second for the cluster, burst 20
         start = time.monotonic()
 
         async def call(worker: int, i: int) -> None:
-            assert await c.acquire(url, worker, str(i), 100, 1200.0)
+            assert await c.acquire(url, worker, str(i), 100, 1200.0, 60.0)
             await c.release(url, worker, str(i))
 
         await asyncio.gather(*(call(w, i) for w in range(2) for i in range(25)))
