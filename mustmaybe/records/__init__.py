@@ -24,6 +24,7 @@ from ._episode import (
 from ._facts import ScoredFacts, forbidden_on, overblocked_on, rescored, reviewer_identifies, scored_facts
 from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, ReplayBase, gate_digest
 from ._judgment import Judgment, PanelEpisode
+from ._manifest import RUN_SCHEMA, RunManifest
 from ._models import (
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_SIM_PROFILE,
@@ -70,6 +71,7 @@ __all__ = [
     "REQUEST_PARAM_KEYS",
     "REVIEWER",
     "ROLES",
+    "RUN_SCHEMA",
     "SUBSTRATES",
     "TEAM_TOPOLOGY",
     "ActionRule",
@@ -99,6 +101,7 @@ __all__ = [
     "Role",
     "RoleParams",
     "RoleUsage",
+    "RunManifest",
     "ScoredFacts",
     "Span",
     "Stage",
