@@ -11,11 +11,11 @@ fills the common keys from what they hold.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RUN_SCHEMA = "mustmaybe/run@1"
+RUN_SCHEMA: Final = "mustmaybe/run@1"
 
 
 class RunManifest(BaseModel):
