@@ -1,18 +1,6 @@
 """Role agents, prompt templates, model backends (sim, local, OpenAI-compatible) and the client pipeline
 (`build_client`: record → single-flight → cache → retry → limit → structured output → backend)."""
 
-from mustmaybe.records import (
-    Backend,
-    EndpointConfig,
-    ModelSpec,
-    ModelSpecError,
-    RoleParams,
-    StructuredMode,
-    api_key_problem,
-    base_url_problem,
-    parse_model_spec,
-)
-
 from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
 from ._cache import CachingClient, ResponseCache, cache_key_fields
@@ -37,31 +25,23 @@ from ._singleflight import SingleFlightClient
 from ._spec import check_model_spec
 
 __all__ = [
-    "Backend",
     "CachingClient",
     "CallRecord",
     "CallSharing",
     "ClientContext",
     "DelegatingClient",
-    "EndpointConfig",
     "EndpointLimiter",
     "ExecutorDecision",
     "LocalBackendUnavailable",
     "ModelCallError",
-    "ModelSpec",
-    "ModelSpecError",
     "NotACompletionError",
     "ParsedDecision",
     "RecordingClient",
     "ResponseCache",
     "RetryingClient",
-    "RoleParams",
     "SimChatCompletionClient",
     "SimClientConfig",
     "SingleFlightClient",
-    "StructuredMode",
-    "api_key_problem",
-    "base_url_problem",
     "build_client",
     "build_model_client",
     "cache_key_fields",
@@ -75,7 +55,6 @@ __all__ = [
     "local_model_path",
     "message_text",
     "parse_decision",
-    "parse_model_spec",
     "prompts",
     "recommended_action",
     "set_limiter_factory",

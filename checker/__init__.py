@@ -1,6 +1,8 @@
 """The sidecar checker: field profile R, completeness C, P/D/U state, flags, retention, action scoring.
 
-Imports only the stdlib, pydantic and the scenario models: never AutoGen, never polars.
+The score types it returns live in `mustmaybe.records` (one public path each).
+
+Imports only the stdlib, pydantic, the scenario models and the records: never AutoGen, never polars.
 """
 
 from ._actions import score_action
@@ -10,7 +12,7 @@ from ._decide import decide
 from ._instrument import CheckerSpecError, resolve_checker
 from ._judging import RUBRIC, RUBRIC_VERSION, JudgeAnswer, JudgeEvidence, judge_prompt, read_judge_prompt, score_answer
 from ._labeled import LabeledItem, LabeledSet, LabeledSetError, load_labeled_set
-from ._model import EVIDENCE_KEYS, ActionRule, ActionScore, ArtifactScore, CheckResult, FieldProfile, Flags, Span, State
+from ._model import CheckResult
 from ._score import MAX_ARTIFACT_CHARS, check_artifact, score_artifact, score_view
 from ._train import train_combiner
 from ._version import CHECKER_NAME, CHECKER_VERSION
@@ -19,27 +21,19 @@ from ._view import CheckerView, checker_view
 __all__ = [
     "CHECKER_NAME",
     "CHECKER_VERSION",
-    "EVIDENCE_KEYS",
     "MAX_ARTIFACT_CHARS",
     "RUBRIC",
     "RUBRIC_VERSION",
     "WEIGHTS_FILE",
-    "ActionRule",
-    "ActionScore",
-    "ArtifactScore",
     "CheckResult",
     "CheckerSpecError",
     "CheckerView",
     "Combiner",
-    "FieldProfile",
-    "Flags",
     "JudgeAnswer",
     "JudgeEvidence",
     "LabeledItem",
     "LabeledSet",
     "LabeledSetError",
-    "Span",
-    "State",
     "calibrate",
     "check_artifact",
     "checker_view",

@@ -21,8 +21,17 @@ from pathlib import Path
 import numpy as np
 
 from mustmaybe.analysis import build_frames, report_from_frames
-from mustmaybe.checker import ArtifactScore, FieldProfile, Flags
-from mustmaybe.records import ArtifactRecord, EpisodeRecord, ExecutorOutcome, Hop, Isolation, TopologySpec
+from mustmaybe.records import (
+    ArtifactRecord,
+    ArtifactScore,
+    EpisodeRecord,
+    ExecutorOutcome,
+    FieldProfile,
+    Flags,
+    Hop,
+    Isolation,
+    TopologySpec,
+)
 from mustmaybe.scenarios import CONDITIONS, DOMAINS, GRADIENT, MAIN_MATRIX
 
 MODELS = ("sim:paper", "sim:strict", "sim:lenient", "openai:qwen2.5-7b@http://127.0.0.1:8000/v1")

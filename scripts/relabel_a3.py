@@ -23,7 +23,8 @@ from pathlib import Path
 
 from _label_lines import rewrite_lines
 
-from mustmaybe.checker import FieldProfile, Flags, decide
+from mustmaybe.checker import decide
+from mustmaybe.records import FieldProfile, Flags
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "labeled"
 FILES = ("labels.jsonl", "second-coder.jsonl")

@@ -4,29 +4,6 @@
 team; `run_episode(team, spec)` runs, scores, audits and returns the record.
 """
 
-from mustmaybe.records import (
-    ROLES,
-    ArtifactRecord,
-    EpisodeError,
-    EpisodeRecord,
-    EpisodeSpec,
-    ExecutorOutcome,
-    Hop,
-    Isolation,
-    Role,
-    RoleUsage,
-    Stage,
-    StageKind,
-    StagePlan,
-    TopologySpec,
-    carried_stages,
-    first_break_stage,
-    plan_stages,
-    stages_of,
-    thread_text,
-)
-from mustmaybe.scenarios import wording_problem
-
 from . import _topologies as _topologies  # registers the built-in topologies
 from . import _trajectory as _trajectory  # registers single-call
 from ._build import EpisodeTeam, build_team
@@ -54,29 +31,14 @@ from ._user_team import load_team_file, team_for
 
 __all__ = [
     "COMPATIBLE",
-    "ROLES",
-    "ArtifactRecord",
     "ClientSlot",
-    "EpisodeError",
-    "EpisodeRecord",
-    "EpisodeSpec",
     "EpisodeTeam",
-    "ExecutorOutcome",
-    "Hop",
-    "Isolation",
     "PlanBoard",
-    "Role",
-    "RoleUsage",
     "Sidecar",
     "SourceFilterContext",
-    "Stage",
-    "StageKind",
-    "StagePlan",
     "TeamPlan",
     "TopologyInfo",
-    "TopologySpec",
     "build_team",
-    "carried_stages",
     "check_substrate",
     "check_topology_text",
     "check_wording",
@@ -85,22 +47,17 @@ __all__ = [
     "episode_spec",
     "executor_outcome",
     "export_topology",
-    "first_break_stage",
     "get_topology",
     "load_team_file",
     "material_problem",
     "note_outcome",
     "own_client_problem",
     "parse_topology",
-    "plan_stages",
     "run_episode",
-    "stages_of",
     "store_span",
     "team_for",
-    "thread_text",
     "topology",
     "topology_names",
     "wording_names",
-    "wording_problem",
     "wording_record",
 ]

@@ -17,7 +17,7 @@ import copy
 from typing import Any
 
 from mustmaybe.agents import SimChatCompletionClient, SimClientConfig
-from mustmaybe.records import REVIEWER
+from mustmaybe.records import REVIEWER, ROLES
 from mustmaybe.scenarios import Condition, Scenario
 
 from ._build import build_team, team_component
@@ -51,7 +51,7 @@ def export_topology(scenario: Scenario, condition: Condition, topology: str | No
     Raises:
         ValueError / LookupError: an unknown or incompatible topology, or one that builds no team.
     """
-    spec = episode_spec(scenario, condition, models=dict.fromkeys(("reviewer", "transformer", "executor"), "sim"),
+    spec = episode_spec(scenario, condition, models=dict.fromkeys(ROLES, "sim"),
                         topology=topology)
     if spec.replay is not None or spec.workflow or spec.team is not None or spec.topology.name == "single-call":
         raise ValueError(f"topology {spec.topology}: only our team topologies export (not replay arms, W, "

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mustmaybe.agents import prompts
-from mustmaybe.checker import ArtifactScore
-from mustmaybe.records import GateRecord, GateStatus, Receipt, gate_digest, reviewer_identifies
+from mustmaybe.records import ArtifactScore, GateRecord, GateStatus, Receipt, gate_digest, reviewer_identifies
 from mustmaybe.scenarios import Scenario
 
 DEFAULT_DENY = "default-deny"

@@ -12,10 +12,18 @@ score is read on a twin; the checker's action scorer itself is the same for ever
 from __future__ import annotations
 
 from mustmaybe.agents import parse_decision, recommended_action
-from mustmaybe.checker import ActionRule, ActionScore, score_action
+from mustmaybe.checker import score_action
 
 # Y and over-blocking are read by records/_facts.py, the one place `rescore` reads them too.
-from mustmaybe.records import EpisodeError, ExecutorOutcome, Receipt, forbidden_on, overblocked_on
+from mustmaybe.records import (
+    ActionRule,
+    ActionScore,
+    EpisodeError,
+    ExecutorOutcome,
+    Receipt,
+    forbidden_on,
+    overblocked_on,
+)
 from mustmaybe.scenarios import Scenario
 
 

@@ -17,8 +17,8 @@ from autogen_agentchat.messages import BaseChatMessage
 from autogen_core import DefaultInterventionHandler
 
 from mustmaybe import tracing
-from mustmaybe.checker import CHECKER_VERSION, ArtifactScore, FieldProfile, Flags, score_artifact
-from mustmaybe.records import Hop, Role, twin_reading
+from mustmaybe.checker import CHECKER_VERSION, score_artifact
+from mustmaybe.records import ArtifactScore, FieldProfile, Flags, Hop, Role, twin_reading
 from mustmaybe.scenarios import Scenario
 
 # The metadata key a single-call trajectory (teams/_trajectory.py) marks its published stages with.

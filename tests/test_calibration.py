@@ -129,7 +129,7 @@ def test_split_figures_carry_task_bootstrap_intervals() -> None:
 
 def test_intervals_have_no_width_when_every_task_scores_alike() -> None:
     from mustmaybe.checker._calibrate import intervals
-    from mustmaybe.checker._model import FieldProfile
+    from mustmaybe.records import FieldProfile
 
     class _It:
         def __init__(self, task: str, state: str) -> None:

@@ -16,7 +16,8 @@ import pytest
 from fakes.fake_openai import FakeOpenAI
 
 from mustmaybe import cli
-from mustmaybe.agents import EndpointConfig, ModelSpecError, api_key_problem, base_url_problem, check_model_spec
+from mustmaybe.agents import check_model_spec
+from mustmaybe.records import EndpointConfig, ModelSpecError, api_key_problem, base_url_problem
 from mustmaybe.scenarios import LIBRARY_DIR, get_condition
 from mustmaybe.teams import check_topology_text, parse_topology
 

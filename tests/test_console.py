@@ -15,8 +15,9 @@ from rich.console import Console
 
 from mustmaybe import cli
 from mustmaybe.cli import _live
+from mustmaybe.records import EpisodeRecord
 from mustmaybe.scenarios import find_task, load_library
-from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
+from mustmaybe.teams import build_team, episode_spec, run_episode
 
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
 HOP_ROW = re.compile(r"^\s*(\d+) (\S+)\s+ ?[sqof][✓✗·]")

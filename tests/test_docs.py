@@ -54,7 +54,7 @@ def test_check_json_is_documented() -> None:
 
 
 def test_the_episode_record_is_documented() -> None:
-    from mustmaybe.teams import EpisodeError, EpisodeRecord, ExecutorOutcome, Hop, RoleUsage, Stage
+    from mustmaybe.records import EpisodeError, EpisodeRecord, ExecutorOutcome, Hop, RoleUsage, Stage
 
     text = doc("episode-record.md")
     assert not undocumented(text, keys_of(EpisodeRecord))
@@ -65,7 +65,7 @@ def test_the_episode_record_is_documented() -> None:
 
 
 def test_sweep_files_are_documented() -> None:
-    from mustmaybe.agents import EndpointConfig, RoleParams
+    from mustmaybe.records import EndpointConfig, RoleParams
     from mustmaybe.sweep._file import SweepFile
 
     text = doc("sweep-files.md")

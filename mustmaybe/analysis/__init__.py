@@ -14,7 +14,6 @@ from ._frames import EPISODE_COLUMNS, Frames, build_frames, models_label
 from ._judge_tables import (
     COMPONENTS,
     CONTROLS,
-    PanelEpisode,
     gap_group,
     judge_tables,
     simulated_judges,
@@ -55,7 +54,6 @@ __all__ = [
     "Frames",
     "Interval",
     "PanelConfusion",
-    "PanelEpisode",
     "PanelJudgments",
     "ReportSummary",
     "ReportTable",

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from mustmaybe.records import ROLES
+
 if TYPE_CHECKING:
     from mustmaybe.records import EpisodeRecord
 
-ROLE_ORDER: tuple[str, ...] = ("reviewer", "transformer", "executor")
 FIELDS: tuple[str, ...] = ("status", "prerequisite", "authority", "fallback")
 UNKNOWN_DOMAIN = "unknown"
 
@@ -98,7 +99,7 @@ EPISODE_COLUMNS: dict[str, str] = {
 
 def models_label(models: Mapping[str, str]) -> str:
     """One label for a role-model configuration: the spec if every role uses it, else role=spec pairs."""
-    roles = [r for r in ROLE_ORDER if r in models] + sorted(r for r in models if r not in ROLE_ORDER)
+    roles = [r for r in ROLES if r in models] + sorted(r for r in models if r not in ROLES)
     specs = {models[r] for r in roles}
     if len(specs) == 1:
         return next(iter(specs))

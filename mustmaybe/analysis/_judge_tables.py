@@ -14,10 +14,8 @@ from itertools import combinations
 from pathlib import Path
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict
 
-from mustmaybe.checker import State
-from mustmaybe.records import Judgment
+from mustmaybe.records import Judgment, PanelEpisode
 
 from ._agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha, pair_agreement
 from ._markdown import table_markdown
@@ -31,17 +29,6 @@ CONCORDANCE_COLUMNS = ("component", "n", "concordance", "macro_f1")
 GAP_COLUMNS = ("label_source", "control_D", "pressure_D", "gap", "gap_loo_min", "gap_loo_max")
 
 Labels = dict[str, bool | None]  # episode → label (None: none given)
-
-
-class PanelEpisode(BaseModel):
-    """A judged episode as the tables need it: its condition and the run checker's reading."""
-
-    model_config = ConfigDict(frozen=True)
-
-    episode: str
-    condition: str
-    fields: dict[str, bool]
-    state: State
 
 
 def gap_group(condition: str) -> str | None:

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from mustmaybe.records import PanelEpisode
+
 from . import _figures as figs
 from ._calibrated import (
     Calibration,
@@ -32,7 +34,7 @@ from ._fixed_artifacts import (
     field_retention,
     fixed_artifact_table,
 )
-from ._judge_tables import COMPONENTS, PanelEpisode, judge_tables
+from ._judge_tables import COMPONENTS, judge_tables
 from ._ledger import evidence_ledger
 from ._logistic import PENALTY
 from ._matrix import (

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from mustmaybe.checker import State
-from mustmaybe.records import Judgment
+from mustmaybe.records import Judgment, State
 
 from ._calibrated import confusion_table, rate_columns
 from ._correction import STATES

@@ -188,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print the contract JSON (with evidence spans)")
     c.add_argument("--checker", default="rules", metavar="SPEC",
                    help="rules (default), judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>")
-    from mustmaybe.judges import add_judge_options
+    from ._judge_options import add_judge_options
 
     add_judge_options(c)
     c.set_defaults(func=cmd_check)

@@ -122,7 +122,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--json", action="store_true", help="print the calibration JSON")
     p.add_argument("--by", choices=("family",), default=None,
                    help="also break the figures down by the labels' family (the kind of text)")
-    from mustmaybe.judges import add_judge_options
+    from ._judge_options import add_judge_options
 
     add_judge_options(p)
     p.set_defaults(func=cmd_calibrate)

@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--concurrency", type=int, default=8, help="judgments in flight (default 8)")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG figure")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    from mustmaybe.judges import add_judge_options
+    from ._judge_options import add_judge_options
 
     add_judge_options(p)
     p.set_defaults(func=cmd_judge)
@@ -125,8 +125,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def _judge_specs(text: str) -> list[str]:
     """`--judges` as model specs (presets expanded), each checked against this installation."""
-    from mustmaybe.agents import ModelSpecError, check_model_spec
+    from mustmaybe.agents import check_model_spec
     from mustmaybe.judges import expand_judges
+    from mustmaybe.records import ModelSpecError
 
     specs = expand_judges(text)
     if not specs:

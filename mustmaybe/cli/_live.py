@@ -12,8 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from mustmaybe.checker import ArtifactScore
-from mustmaybe.records import EpisodeRecord, Hop, Stage, first_break_stage, stages_of
+from mustmaybe.records import ArtifactScore, EpisodeRecord, Hop, Stage, first_break_stage, stages_of
 
 _STATE = {"preserved": ("P", "bold green"), "deactivated": ("D", "bold red"), "undetermined": ("U", "bold yellow")}
 _FIELDS = (("status", "s"), ("prerequisite", "q"), ("authority", "o"), ("fallback", "f"))

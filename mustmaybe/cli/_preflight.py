@@ -11,19 +11,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mustmaybe.agents import EndpointConfig, ModelSpec, ModelSpecError, api_key_problem, check_model_spec
+from mustmaybe.agents import check_model_spec
 from mustmaybe.errors import UserError
-from mustmaybe.records import DEFAULT_SUBSTRATE, Substrate, SubstrateError, parse_substrate, substrate_problem
-from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.teams import (
+from mustmaybe.records import (
+    DEFAULT_SUBSTRATE,
+    EndpointConfig,
+    ModelSpec,
+    ModelSpecError,
+    Substrate,
+    SubstrateError,
     TopologySpec,
+    api_key_problem,
+    parse_substrate,
+    substrate_problem,
+)
+from mustmaybe.scenarios import Condition, Scenario, wording_problem
+from mustmaybe.teams import (
     check_substrate,
     check_wording,
     material_problem,
     own_client_problem,
     parse_topology,
     team_for,
-    wording_problem,
 )
 
 

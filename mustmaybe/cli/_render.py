@@ -6,7 +6,8 @@ from rich.console import Group
 from rich.panel import Panel
 from rich.text import Text
 
-from mustmaybe.checker import ArtifactScore, CheckResult
+from mustmaybe.checker import CheckResult
+from mustmaybe.records import ArtifactScore
 
 _STATE_STYLE = {"preserved": "bold green", "deactivated": "bold red", "undetermined": "bold yellow"}
 _FIELD_LETTER = {"status": "s", "prerequisite": "q", "authority": "o", "fallback": "f"}

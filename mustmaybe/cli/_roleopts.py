@@ -6,23 +6,23 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from mustmaybe.errors import UserError
+from mustmaybe.records import ROLES
 
-ROLE_NAMES = ("reviewer", "transformer", "executor")
 T = TypeVar("T")
 
 
 def per_role(option: str, values: Sequence[str] | None, default: T, convert: Callable[[str], T]) -> dict[str, T]:
     """Apply `VALUE` (all roles) then `ROLE=VALUE` (one role) items in order."""
-    out: dict[str, T] = dict.fromkeys(ROLE_NAMES, default)
+    out: dict[str, T] = dict.fromkeys(ROLES, default)
     for item in values or []:
         role, eq, value = item.partition("=")
         # A URL in a model spec contains '=' only after '@'; a role name never contains ':'.
-        if eq and role in ROLE_NAMES:
+        if eq and role in ROLES:
             targets: tuple[str, ...] = (role,)
         elif eq and ":" not in role and "@" not in role:
-            raise UserError(f"{option} {item}: unknown role '{role}' (roles: {', '.join(ROLE_NAMES)})")
+            raise UserError(f"{option} {item}: unknown role '{role}' (roles: {', '.join(ROLES)})")
         else:
-            targets, value = ROLE_NAMES, item
+            targets, value = ROLES, item
         try:
             converted = convert(value)
         except (ValueError, TypeError) as exc:
@@ -65,7 +65,7 @@ def model_param_items(values: Sequence[str] | None) -> list[tuple[tuple[str, ...
     """
     import json
 
-    from mustmaybe.agents import RoleParams
+    from mustmaybe.records import RoleParams
 
     known = tuple(RoleParams.model_fields)
     out: list[tuple[tuple[str, ...], str, Any]] = []
@@ -74,15 +74,15 @@ def model_param_items(values: Sequence[str] | None) -> list[tuple[tuple[str, ...
         if not eq or not target:
             raise UserError(f"--model-param {item}: expected [ROLE.]KEY=VALUE, e.g. executor.reasoning_effort=high")
         role, dot, key = target.rpartition(".")
-        if dot and role not in ROLE_NAMES:
-            raise UserError(f"--model-param {item}: unknown role '{role}' (roles: {', '.join(ROLE_NAMES)})")
+        if dot and role not in ROLES:
+            raise UserError(f"--model-param {item}: unknown role '{role}' (roles: {', '.join(ROLES)})")
         if key not in known:
             raise UserError(f"--model-param {item}: unknown parameter '{key}' (known: {', '.join(known)})")
         try:
             value: Any = json.loads(text)
         except ValueError:
             value = text
-        out.append(((role,) if dot else ROLE_NAMES, key, value))
+        out.append(((role,) if dot else ROLES, key, value))
     return out
 
 
@@ -94,7 +94,7 @@ def role_params(args: Any) -> dict[str, Any]:
     """
     from pydantic import ValidationError
 
-    from mustmaybe.agents import RoleParams
+    from mustmaybe.records import RoleParams
 
     temps = per_role("--temperature", args.temperature, None, float)
     toks = per_role("--max-tokens", args.max_tokens, None, int)
@@ -102,9 +102,10 @@ def role_params(args: Any) -> dict[str, Any]:
     seeds = per_role("--model-seed", args.model_seed, None, int)
     items = model_param_items(getattr(args, "model_param", None))
     given = {key for _, key, _ in items}
-    out = {}
+    out: dict[str, Any] = {}
     errors: list[tuple[Any, str]] = []
-    for r in ROLE_NAMES:
+    r: str
+    for r in ROLES:
         kw: dict[str, Any] = {}
         if temps[r] is not None:
             kw["temperature"] = temps[r]
@@ -124,6 +125,6 @@ def role_params(args: Any) -> dict[str, Any]:
         by_problem: dict[str, list[str]] = {}
         for e, r in errors:
             by_problem.setdefault(_range_problem(e, given), []).append(r)
-        lines = [p if len(rs) == len(ROLE_NAMES) else f"{p} (role {', '.join(rs)})" for p, rs in by_problem.items()]
+        lines = [p if len(rs) == len(ROLES) else f"{p} (role {', '.join(rs)})" for p, rs in by_problem.items()]
         raise UserError("; ".join(lines))
     return out

@@ -73,7 +73,7 @@ def _slug(text: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mustmaybe.agents import EndpointConfig
+    from mustmaybe.records import EndpointConfig
     from mustmaybe.scenarios import ScenarioError, find_task, get_condition
 
     from ._preflight import check_run_inputs, check_run_keys, team_topology_text
@@ -216,8 +216,8 @@ async def _run_all(episodes: list[EpisodeSpec], *, live: bool, records: list[Epi
 async def _run_live(spec: EpisodeSpec) -> EpisodeRecord:
     from rich.live import Live
 
-    from mustmaybe.checker import ArtifactScore, score_artifact
-    from mustmaybe.records import Hop, carried_stages
+    from mustmaybe.checker import score_artifact
+    from mustmaybe.records import ArtifactScore, Hop, carried_stages
     from mustmaybe.teams import build_team, run_episode
 
     from . import _live

@@ -17,8 +17,7 @@ from mustmaybe.errors import UserError
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from mustmaybe.checker import ArtifactScore
-    from mustmaybe.records import EpisodeRecord
+    from mustmaybe.records import ArtifactScore, EpisodeRecord
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

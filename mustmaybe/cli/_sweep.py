@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     r.add_argument("--checker", default="rules", metavar="SPEC",
                    help="rules (default; no model calls), judge:<model>, panel:<m>;<m>;…, routed:<judge or panel>; "
                         "judgments are kept in RUN/judgments.sqlite and never asked twice")
-    from mustmaybe.judges import add_judge_options
+    from ._judge_options import add_judge_options
 
     add_judge_options(r)
     r.add_argument("--json", action="store_true", help="print a JSON summary")

@@ -6,7 +6,7 @@ rubric and view it defines meet the model clients of mustmaybe.agents. `resolve_
 """
 
 from ._apply import score_record
-from ._cli import JUDGMENTS_FILE, add_judge_options, instrument_for, judge_endpoints, run_scoring, score_all
+from ._cli import JUDGMENTS_FILE, instrument_for, judge_endpoints, run_scoring, score_all
 from ._instrument import Instrument, InstrumentStats, majority, resolve_instrument
 from ._judge import JudgeCallError, JudgeReply, ModelJudge, full_view, parse_answer
 from ._panel_run import audit_view, panel_episodes, run_panel, stratified_sample, write_judgments
@@ -22,7 +22,6 @@ __all__ = [
     "JudgeCallError",
     "JudgeReply",
     "ModelJudge",
-    "add_judge_options",
     "audit_view",
     "expand_judges",
     "full_view",

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
-    from mustmaybe.checker import ArtifactScore
-    from mustmaybe.records import EndpointConfig
+    from mustmaybe.records import ArtifactScore, EndpointConfig
     from mustmaybe.scenarios import Scenario
 
     from ._instrument import Instrument
@@ -22,17 +21,9 @@ T = TypeVar("T")
 JUDGMENTS_FILE = "judgments.sqlite"
 
 
-def add_judge_options(p: argparse.ArgumentParser) -> None:
-    """The options an OpenAI-compatible judge endpoint needs on the command line (a sweep has [[endpoints]])."""
-    p.add_argument("--structured-output", choices=["json_schema", "json_object_schema", "prompt"],
-                   default="json_schema", help="how a judge's OpenAI-compatible endpoint is asked for JSON "
-                   "(llama.cpp's server: json_object_schema)")
-    p.add_argument("--api-key-env", default=None,
-                   help="NAME of the environment variable holding the judge endpoint's API key (never the key)")
-
-
 def judge_endpoints(specs: Sequence[str], args: argparse.Namespace) -> dict[str, EndpointConfig]:
-    """One endpoint configuration per judge base URL, from `add_judge_options`' flags."""
+    """One endpoint configuration per judge base URL, from the flags `mustmaybe.cli` adds for a judge
+    (`--structured-output`, `--api-key-env`)."""
     from mustmaybe.records import EndpointConfig, parse_model_spec
 
     out: dict[str, EndpointConfig] = {}

@@ -14,17 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mustmaybe.checker import (
-    CHECKER_NAME,
-    ArtifactScore,
-    CheckerView,
-    FieldProfile,
-    Flags,
-    Span,
-    checker_view,
-    score_answer,
-    score_artifact,
-)
+from mustmaybe.checker import CHECKER_NAME, CheckerView, checker_view, score_answer, score_artifact
+from mustmaybe.records import ArtifactScore, FieldProfile, Flags, Span
 
 from ._judge import JudgeCallError, JudgeReply, ModelJudge
 from ._spec import InstrumentSpec, parse_instrument

@@ -122,7 +122,7 @@ def write_judgments(path: Path, judgments: Sequence[Judgment]) -> None:
 
 
 def panel_episodes(records: Sequence[EpisodeRecord]) -> list[Any]:
-    from mustmaybe.analysis import PanelEpisode
+    from mustmaybe.records import PanelEpisode
 
     # A failed episode has no score to compare a judge with.
     return [PanelEpisode(episode=r.key, condition=r.condition, fields=r.artifact.score.fields.model_dump(),

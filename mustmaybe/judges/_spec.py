@@ -38,7 +38,8 @@ class InstrumentSpec(BaseModel):
 
 
 def _models(kind: str, body: str, spec: str) -> tuple[str, ...]:
-    from mustmaybe.agents import ModelSpecError, check_model_spec
+    from mustmaybe.agents import check_model_spec
+    from mustmaybe.records import ModelSpecError
 
     parts = [p.strip() for p in body.split(";")] if kind == "panel" else [body.strip()]
     if any(not p for p in parts):

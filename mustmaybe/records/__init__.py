@@ -6,9 +6,6 @@ Imports only the stdlib, pydantic, the scenario models and the checker: never Au
 polars, so the store, analysis, `check`, `export` and `report` read runs without loading them.
 """
 
-from mustmaybe.checker import ActionRule, ActionScore, ArtifactScore, FieldProfile, Flags, Span, State
-from mustmaybe.scenarios import Condition, Scenario
-
 from ._episode import (
     ROLES,
     ArtifactRecord,
@@ -24,9 +21,10 @@ from ._episode import (
     TopologySpec,
     WordingRecord,
 )
-from ._facts import ScoredFacts, forbidden_on, overblocked_on, reviewer_identifies, scored_facts
+from ._facts import ScoredFacts, forbidden_on, overblocked_on, rescored, reviewer_identifies, scored_facts
 from ._gate import GateRecord, GateStatus, Receipt, RepairRecord, ReplayBase, gate_digest
-from ._judgment import Judgment
+from ._judgment import Judgment, PanelEpisode
+from ._manifest import RUN_SCHEMA, RunManifest
 from ._models import (
     DEFAULT_OPENAI_BASE_URL,
     DEFAULT_SIM_PROFILE,
@@ -41,6 +39,7 @@ from ._models import (
     base_url_problem,
     parse_model_spec,
 )
+from ._score import EVIDENCE_KEYS, ActionRule, ActionScore, ArtifactScore, FieldProfile, Flags, Span, State
 from ._spec import EpisodeSpec, ReplayArm
 from ._stages import (
     COORDINATOR,
@@ -65,12 +64,14 @@ __all__ = [
     "DEFAULT_OPENAI_BASE_URL",
     "DEFAULT_SIM_PROFILE",
     "DEFAULT_SUBSTRATE",
+    "EVIDENCE_KEYS",
     "PEER_PREFIX",
     "PLANNER",
     "REPAIR",
     "REQUEST_PARAM_KEYS",
     "REVIEWER",
     "ROLES",
+    "RUN_SCHEMA",
     "SUBSTRATES",
     "TEAM_TOPOLOGY",
     "ActionRule",
@@ -78,7 +79,6 @@ __all__ = [
     "ArtifactRecord",
     "ArtifactScore",
     "Backend",
-    "Condition",
     "EndpointConfig",
     "EpisodeError",
     "EpisodeRecord",
@@ -93,6 +93,7 @@ __all__ = [
     "Judgment",
     "ModelSpec",
     "ModelSpecError",
+    "PanelEpisode",
     "Receipt",
     "RepairRecord",
     "ReplayArm",
@@ -100,7 +101,7 @@ __all__ = [
     "Role",
     "RoleParams",
     "RoleUsage",
-    "Scenario",
+    "RunManifest",
     "ScoredFacts",
     "Span",
     "Stage",
@@ -125,6 +126,7 @@ __all__ = [
     "parse_model_spec",
     "parse_substrate",
     "plan_stages",
+    "rescored",
     "reviewer_identifies",
     "scored_facts",
     "stages_of",

@@ -11,9 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mustmaybe.checker import ActionRule, ArtifactScore
-
 from ._gate import GateRecord, Receipt, RepairRecord, ReplayBase
+from ._score import ActionRule, ArtifactScore
 from ._substrate import DEFAULT_SUBSTRATE, Substrate
 
 Role = Literal["reviewer", "transformer", "executor"]

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mustmaybe.checker import ArtifactScore
 from mustmaybe.scenarios import Scenario
 
-from ._episode import ExecutorOutcome, Hop, Stage
+from ._episode import EpisodeRecord, ExecutorOutcome, Hop, Stage
+from ._score import ArtifactScore
 from ._stages import carried_stages, first_break_stage
 from ._twin import twin_reading
 
@@ -98,3 +98,25 @@ def scored_facts(scenario: Scenario, hops: Sequence[Hop], artifact_score: Artifa
         reviewer_identified=reviewer is not None and reviewer_identifies(reviewer.score, twin),
         first_break_hop=next((h.index for h in hops if h.score.state != "preserved"), None),
         stages=stages, first_break_stage=first_break_stage(stages), executor=out)
+
+
+def rescored(record: EpisodeRecord, scenario: Scenario, score: Callable[[str], ArtifactScore], *,
+             checker: str, checker_version: str) -> EpisodeRecord:
+    """The record with every score given by `score` (text -> score; texts and action unchanged) and
+    every scored fact derived again by `scored_facts`, exactly as the live run derived them.
+
+    A twin's hop and artifact scores are read as a twin's (`twin_reading`), as the live sidecar reads
+    them; `checker` and `checker_version` name the instrument on the record. The store's `rescore`
+    (the rules) and every other instrument (judges, panels, routing) rescore through this one function.
+    """
+    def fn(text: str) -> ArtifactScore:
+        s = score(text)
+        return twin_reading(s) if record.twin else s  # the same reading the live run gave a twin
+    hops = [h.model_copy(update={"score": fn(h.text)}) for h in record.hops]
+    facts = scored_facts(scenario, hops, fn(record.artifact.text), record.executor, twin=record.twin,
+                         failed=record.failed, stage_score=score, family=record.topology.name)
+    artifact = record.artifact.model_copy(update={"score": facts.artifact_score})
+    return record.model_copy(update={
+        "hops": hops, "artifact": artifact, **facts.update(),
+        "checker_version": checker_version, "checker": checker,
+    })

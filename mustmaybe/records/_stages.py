@@ -25,9 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mustmaybe.checker import ArtifactScore
-
 from ._episode import Hop, Stage, StageKind
+from ._score import ArtifactScore
 from ._team import TEAM_TOPOLOGY
 
 # Agent names that tell a message's place in its topology family: the teams name their agents so,

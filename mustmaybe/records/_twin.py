@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mustmaybe.checker import ArtifactScore
+from ._score import ArtifactScore
 
 
 def twin_reading(score: ArtifactScore) -> ArtifactScore:

@@ -10,7 +10,6 @@ from ._export import FORMATS, export_run
 from ._lock import LOCK, writer_lock
 from ._manifest import (
     MANIFEST,
-    RUN_SCHEMA,
     git_state,
     host_info,
     is_run_folder,
@@ -32,7 +31,6 @@ __all__ = [
     "LOCK",
     "MANIFEST",
     "MESSAGE_COLUMNS",
-    "RUN_SCHEMA",
     "SHARDS",
     "STORE",
     "STORE_SCHEMA",

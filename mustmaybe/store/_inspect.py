@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
     from ._store import RunStore
 
-ROLES = ("reviewer", "transformer", "executor")
 STATE_LETTER = {"preserved": "P", "deactivated": "D", "undetermined": "U"}
 SCORERS = ("state", "fields", "Y")
 SIMULATED = "SIMULATED"

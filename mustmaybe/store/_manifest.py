@@ -1,5 +1,6 @@
 """A run folder's `manifest.json`: the resolved sweep, versions, git commit, checker version, task
-hashes and times. Never a secret: endpoints appear with the NAME of their key variable only.
+hashes and times. Never a secret: endpoints appear with the NAME of their key variable only. Its shape,
+one for runs and sweeps, is `mustmaybe.records.RunManifest` (schema `mustmaybe/run@1`).
 
 Written atomically (temporary file + rename), so a reader never sees half a manifest.
 """
@@ -19,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = "manifest.json"
-RUN_SCHEMA = "mustmaybe/run@1"
 _PACKAGES = ("mustmaybe", "autogen-agentchat", "autogen-core", "autogen-ext", "openai", "pydantic", "polars",
              "rich", "tenacity")
 

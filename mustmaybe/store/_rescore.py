@@ -5,7 +5,8 @@ are asked about the stored texts; their judgments are kept in RUN/judgments.sqli
 rescore with the same instrument makes no model call.
 
 Per episode it re-scores every hop and the artifact, and derives every scored fact again with the
-function the live run uses (`records.scored_facts`): the carried stages (a record written before
+function the live run uses (`records.scored_facts`, through `records.rescored`, which every
+instrument uses too): the carried stages (a record written before
 stages existed gains them), `first_break_hop`, `first_break_stage`, `reviewer_identified` and the
 executor's `forbidden`, `requested_forbidden` and `overblocked` (twin-aware), and records the checker
 version used. A failed episode stays unscored (NULL). Each batch of episodes is rewritten in one transaction; every
@@ -27,8 +28,7 @@ from ._rows import SCORED_COLUMNS, flags_text, scored_values
 from ._store import RunStore
 
 if TYPE_CHECKING:
-    from mustmaybe.checker import ArtifactScore
-    from mustmaybe.records import EpisodeRecord
+    from mustmaybe.records import ArtifactScore, EpisodeRecord
     from mustmaybe.scenarios import Scenario
 
 _BATCH = 200
@@ -54,22 +54,11 @@ def rescore_record(record: EpisodeRecord, scenario: Scenario, *,
         checker: the instrument's name recorded on the record (the rules' name when None).
     """
     from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION, score_artifact
-    from mustmaybe.records import scored_facts, twin_reading
+    from mustmaybe.records import rescored
 
     base = scorer or score_artifact
-
-    def fn(sc: Scenario, text: str) -> ArtifactScore:
-        s = base(sc, text)
-        return twin_reading(s) if record.twin else s  # the same reading the live run gave a twin
-    hops = [h.model_copy(update={"score": fn(scenario, h.text)}) for h in record.hops]
-    facts = scored_facts(scenario, hops, fn(scenario, record.artifact.text), record.executor, twin=record.twin,
-                         failed=record.failed, stage_score=lambda text: base(scenario, text),
-                         family=record.topology.name)
-    artifact = record.artifact.model_copy(update={"score": facts.artifact_score})
-    return record.model_copy(update={
-        "hops": hops, "artifact": artifact, **facts.update(),
-        "checker_version": CHECKER_VERSION, "checker": checker or CHECKER_NAME,
-    })
+    return rescored(record, scenario, lambda text: base(scenario, text), checker=checker or CHECKER_NAME,
+                    checker_version=CHECKER_VERSION)
 
 
 def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""Write the run folder of a `mustmaybe run`: the same store and manifest a sweep writes, so
-`report`, `export`, `rescore` and `watch` read single runs and sweeps alike."""
+"""Write the run folder of a `mustmaybe run`: the same store and manifest shape (`RunManifest`,
+schema `mustmaybe/run@1`) a sweep writes, so `report`, `export`, `rescore` and `watch` read single
+runs and sweeps alike."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from mustmaybe.records import RUN_SCHEMA, RunManifest
+
 from ._lock import writer_lock
-from ._manifest import git_state, package_versions, write_manifest
+from ._manifest import git_state, host_info, package_versions, write_manifest
+from ._rows import is_infra_kind
 from ._store import RunStore
 
 
@@ -25,20 +29,21 @@ def write_single_run(run_dir: Path, records: Sequence[Any], scenario: Any, comma
         for r in records:
             store.put_episode(r)
     now = datetime.now(UTC).isoformat(timespec="milliseconds")
-    manifest: dict[str, Any] = {
-        "kind": "run",
-        "command": command,
-        "status": "finished",
-        "checker_version": records[0].checker_version if records else None,
-        "simulated": any(r.simulated for r in records),
-        "episodes": len(records),
-        "keys": [r.key for r in records],
-        "task_hashes": {scenario.id: records[0].task_hash} if records else {},
-        "versions": package_versions(),
-        "git": git_state(),
-        "started_at": min((r.started_at or now) for r in records) if records else now,
-        "ended_at": now,
-    }
+    started = min((r.started_at or now) for r in records) if records else now
+    hashes = {scenario.id: records[0].task_hash} if records else {}
+    kinds = [[e.kind for e in r.errors] for r in records]
+    manifest = RunManifest(
+        schema_=RUN_SCHEMA, kind="run", status="finished", created_at=started, started_at=started, ended_at=now,
+        simulated=any(r.simulated for r in records), versions=package_versions(), git=git_state(),
+        checker_version=records[0].checker_version if records else None,
+        checker=records[0].checker if records else None, tasks=hashes, host=host_info(),
+        counts={"episodes": len(records), "done": sum(not r.failed for r in records),
+                "failed": sum(r.failed for r in records), "with_errors": sum(bool(k) for k in kinds),
+                "infra_errors": sum(any(is_infra_kind(x) for x in k) for k in kinds),
+                "parse_errors": sum(not r.executor.parse_ok for r in records)},
+        # A run's own keys (read by `watch`, `export` and older readers).
+        command=command, episodes=len(records), keys=[r.key for r in records], task_hashes=hashes,
+    ).data()
     if trace is not None:
         manifest["trace"] = trace
     write_manifest(run_dir, manifest)

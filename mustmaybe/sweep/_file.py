@@ -13,14 +13,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
-from mustmaybe.agents import ModelSpecError, RoleParams, base_url_problem, check_model_spec
+from mustmaybe.agents import check_model_spec
 from mustmaybe.errors import UserError
-from mustmaybe.records import Substrate, substrate_problem
+from mustmaybe.records import ROLES, ModelSpecError, RoleParams, Substrate, base_url_problem, substrate_problem
 
 from ._configs import PANEL_PATTERN, ModelConfig, SweepEndpoint, config_problems
 
 SCHEMA = "mustmaybe/sweep@1"
-ROLE_NAMES: tuple[str, ...] = ("reviewer", "transformer", "executor")
 
 
 class SweepError(UserError):
@@ -123,15 +122,15 @@ def parse_role_params(raw: dict[str, Any]) -> tuple[dict[str, RoleParams], list[
     # A table under [params] is a role's overrides, unless it is a parameter that is a table (extra_body).
     defaults = {k: v for k, v in raw.items() if not isinstance(v, dict) or k in RoleParams.model_fields}
     for k, v in raw.items():
-        if isinstance(v, dict) and k not in ROLE_NAMES and k not in RoleParams.model_fields:
-            problems.append(f"params.{k}: unknown role; per-role tables are {', '.join(ROLE_NAMES)}")
+        if isinstance(v, dict) and k not in ROLES and k not in RoleParams.model_fields:
+            problems.append(f"params.{k}: unknown role; per-role tables are {', '.join(ROLES)}")
     out: dict[str, RoleParams] = {}
     try:
         base = RoleParams.model_validate(defaults)
     except ValidationError as err:
         problems += pydantic_problems(err, "params")
         base = RoleParams()
-    for role in ROLE_NAMES:
+    for role in ROLES:
         override = raw.get(role)
         if not isinstance(override, dict):
             out[role] = base
@@ -152,10 +151,10 @@ def _model_problems(roles: Any, combine: Any, models: Any = None) -> list[str]:
     configs = models if isinstance(models, dict) else {}
     problems = []
     for role in roles:
-        if role not in ROLE_NAMES:
+        if role not in ROLES:
             problems.append(f"roles.{role}: unknown role; roles are reviewer, transformer, executor "
                             "(transformer covers summarizers, planners, peers and coordinators)")
-    for role in ROLE_NAMES:
+    for role in ROLES:
         specs = roles.get(role)
         if specs is None:
             problems.append(f"roles.{role}: required key is missing (a list of model specs)")
@@ -180,7 +179,7 @@ def _model_problems(roles: Any, combine: Any, models: Any = None) -> list[str]:
             except ModelSpecError as exc:
                 problems.append(f"{where}: {exc}{hint}")
     if combine == "zip":
-        lengths = {r: len(roles.get(r) or []) for r in ROLE_NAMES}
+        lengths = {r: len(roles.get(r) or []) for r in ROLES}
         longest = max(lengths.values())
         if any(n not in (1, longest) for n in lengths.values()):
             got = ", ".join(f"{r} {n}" for r, n in lengths.items())

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mustmaybe.records import (
+    ROLES,
     TEAM_TOPOLOGY,
     EndpointConfig,
     EpisodeSpec,
@@ -52,7 +53,7 @@ from mustmaybe.teams import (
 )
 
 from ._configs import RoleChoice, choice_panel, layered_params, role_choices
-from ._file import ROLE_NAMES, SweepError, SweepFile, check_sweep_file
+from ._file import SweepError, SweepFile, check_sweep_file
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ class SweepPlan:
             # Only a paraphrase sweep names its wordings, so other manifests keep their shape.
             **({"wordings": list(f.wordings)} if list(f.wordings) != ["base"] else {}),
             "combine": f.combine,
-            "roles": {r: [str(m) for m in self.roles[r]] for r in ROLE_NAMES},
+            "roles": {r: [str(m) for m in self.roles[r]] for r in ROLES},
             "params": {r: p.model_dump(mode="json") for r, p in self.params.items()},
             "endpoints": [e.model_dump(mode="json") for e in self.endpoints.values()],
             **({"endpoint_settings": [e.model_dump(mode="json", include={"base_url", "panel", "params"})
@@ -274,15 +275,15 @@ def resolve_tasks(entries: list[str], base_dir: Path) -> tuple[list[Scenario], l
 # ------------------------------------------------------------------------------------- plan
 def _role_choices(sf: SweepFile) -> dict[str, list[RoleChoice]]:
     """The sweep file's entries per role as specs with their configuration names (the file was checked)."""
-    return role_choices({r: sf.roles[r] for r in ROLE_NAMES}, sf.models)
+    return role_choices({r: sf.roles[r] for r in ROLES}, sf.models)
 
 
 def _model_combos(sf: SweepFile, lists: dict[str, list[RoleChoice]]) -> list[dict[str, RoleChoice]]:
-    ordered = [lists[r] for r in ROLE_NAMES]
+    ordered = [lists[r] for r in ROLES]
     if sf.combine == "product":
-        return [dict(zip(ROLE_NAMES, combo, strict=True)) for combo in itertools.product(*ordered)]
+        return [dict(zip(ROLES, combo, strict=True)) for combo in itertools.product(*ordered)]
     n = max(len(v) for v in ordered)
-    return [{r: (lists[r][i] if len(lists[r]) > 1 else lists[r][0]) for r in ROLE_NAMES} for i in range(n)]
+    return [{r: (lists[r][i] if len(lists[r]) > 1 else lists[r][0]) for r in ROLES} for i in range(n)]
 
 
 @dataclass(frozen=True)
@@ -298,8 +299,8 @@ class _Combo:
 def _combos(sf: SweepFile, choices: list[dict[str, RoleChoice]]) -> tuple[list[_Combo], list[str]]:
     """Each role-model combination with its layered parameters and panel; problems for mixed panels."""
     raw = dict(sf.params)
-    defaults = {k: v for k, v in raw.items() if k not in ROLE_NAMES}
-    per_role = {r: v for r, v in raw.items() if r in ROLE_NAMES and isinstance(v, dict)}
+    defaults = {k: v for k, v in raw.items() if k not in ROLES}
+    per_role: dict[str, Any] = {r: v for r, v in raw.items() if r in ROLES and isinstance(v, dict)}
     endpoints = {e.base_url.rstrip("/"): e for e in sf.endpoints}
     out: list[_Combo] = []
     problems: list[str] = []
@@ -388,7 +389,7 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     sf, params, text = checked.file, checked.params, checked.text
 
     choices = _role_choices(sf)
-    roles = {r: [c.spec for c in choices[r]] for r in ROLE_NAMES}
+    roles: dict[str, list[ModelSpec]] = {r: [c.spec for c in choices[r]] for r in ROLES}
     combos, combo_problems = _combos(sf, _model_combos(sf, choices))
     if combo_problems:
         raise SweepError(str(p), combo_problems)

@@ -17,8 +17,8 @@ from typing import Any
 from rich.console import Console
 
 from mustmaybe import interrupt, tracing
+from mustmaybe.records import RUN_SCHEMA, RunManifest
 from mustmaybe.store import (
-    RUN_SCHEMA,
     RunStore,
     git_state,
     host_info,
@@ -110,6 +110,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
             "cache": {"enabled": opts.use_cache, "path": str(cache_path), "note": CACHE_NOTE},
             "resume_policy": RESUME_POLICY, "host": host_info(), "sessions": [session], "counts": None,
         }
+        RunManifest.of(manifest)  # the one shape of runs and sweeps (a wrong key type fails here, not in a reader)
         write_manifest(run_dir, manifest)
     else:
         store.put_tasks(plan.scenarios.values())

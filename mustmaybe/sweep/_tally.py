@@ -12,17 +12,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mustmaybe.records import ROLES
 from mustmaybe.store import is_infra_kind
 
 if TYPE_CHECKING:
     from mustmaybe.records import EpisodeRecord
     from mustmaybe.store import RunStore
 
-ROLE_ORDER = ("reviewer", "transformer", "executor")
 
 
 def models_label(models: Mapping[str, str]) -> str:
-    vals = [models.get(r, "?") for r in ROLE_ORDER]
+    vals = [models.get(r, "?") for r in ROLES]
     return vals[0] if len(set(vals)) == 1 else " / ".join(vals)
 
 

@@ -13,7 +13,7 @@ import pytest
 from autogen_core import ComponentModel
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, SystemMessage, UserMessage
 
-from mustmaybe.agents import ClientContext, ExecutorDecision, RoleParams, prompts
+from mustmaybe.agents import ClientContext, ExecutorDecision, prompts
 from mustmaybe.agents import _sim_templates as tpl
 from mustmaybe.agents import _sim_text as tx
 from mustmaybe.agents import _sim_words as words
@@ -26,6 +26,7 @@ from mustmaybe.agents._sim_profile import (
     parse_profile,
 )
 from mustmaybe.checker import score_artifact
+from mustmaybe.records import RoleParams
 from mustmaybe.scenarios import Scenario, get_condition, load_library
 from mustmaybe.teams import executor_outcome
 

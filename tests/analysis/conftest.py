@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
-from mustmaybe.checker import ArtifactScore, FieldProfile, Flags
-from mustmaybe.teams import (
+from mustmaybe.records import (
     ArtifactRecord,
+    ArtifactScore,
     EpisodeError,
     EpisodeRecord,
     ExecutorOutcome,
+    FieldProfile,
+    Flags,
     Hop,
     Isolation,
     RoleUsage,

@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from mustmaybe.analysis import PanelEpisode, gap_group, judge_tables, write_judge_tables
-from mustmaybe.records import Judgment
+from mustmaybe.analysis import gap_group, judge_tables, write_judge_tables
+from mustmaybe.records import Judgment, PanelEpisode
 
 JUDGES = ("A", "B", "C")
 ST = {"P": "preserved", "D": "deactivated", "U": "undetermined"}

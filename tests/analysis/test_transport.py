@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from mustmaybe.analysis import build_report
-from mustmaybe.teams import ArtifactRecord
+from mustmaybe.records import ArtifactRecord
 
 from .conftest import make_episode
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.checker import EVIDENCE_KEYS, checker_view, load_labeled_set, score_artifact
+from mustmaybe.checker import checker_view, load_labeled_set, score_artifact
+from mustmaybe.records import EVIDENCE_KEYS
 from mustmaybe.scenarios import Pressure, Scenario, load_library
 
 LABELED = Path(__file__).resolve().parents[1] / "labeled"

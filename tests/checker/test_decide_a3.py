@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from mustmaybe.checker import FieldProfile, Flags, decide
+from mustmaybe.checker import decide
+from mustmaybe.records import FieldProfile, Flags
 
 
 def R(s: bool = True, q: bool = True, o: bool = True, f: bool = True) -> FieldProfile:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mustmaybe.agents import EndpointConfig, RoleParams
+from mustmaybe.records import EndpointConfig, EpisodeRecord, RoleParams
 from mustmaybe.scenarios import GRADIENT, MAIN_MATRIX, find_task
-from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
+from mustmaybe.teams import build_team, episode_spec, run_episode
 
 
 async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:

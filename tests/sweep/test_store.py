@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from mustmaybe.records import EpisodeError, EpisodeRecord
 from mustmaybe.scenarios import find_task
 from mustmaybe.store import RunStore, load_run_episodes, rescore_record
 from mustmaybe.store import _rows as store_rows
-from mustmaybe.teams import EpisodeError, EpisodeRecord, build_team, episode_spec, run_episode
+from mustmaybe.teams import build_team, episode_spec, run_episode
 
 
 async def _play(scenario: Any, condition: Any, **kw: Any) -> EpisodeRecord:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from mustmaybe.records import TopologySpec
 from mustmaybe.sweep import SweepError, plan_sweep, transformer_calls
-from mustmaybe.teams import TopologySpec
 
 from .conftest import TASKS, run_cli, run_json, sweep_text, write_sweep
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from mustmaybe.records import EpisodeRecord
 from mustmaybe.scenarios import GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
-from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
+from mustmaybe.teams import build_team, episode_spec, run_episode
 from mustmaybe.teams._isolation import audit, private_sentences
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from mustmaybe.records import EpisodeRecord
 from mustmaybe.scenarios import CONDITIONS, find_task
-from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
+from mustmaybe.teams import build_team, episode_spec, run_episode
 from mustmaybe.teams._replay import repair_text, restored_fields
 
 

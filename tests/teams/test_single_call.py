@@ -13,8 +13,9 @@ from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.agents._pipeline as pipeline_mod
+from mustmaybe.records import EpisodeRecord
 from mustmaybe.scenarios import find_task
-from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode, topology_names
+from mustmaybe.teams import build_team, episode_spec, run_episode, topology_names
 from mustmaybe.teams._trajectory import TrajectoryParseError, parse_trajectory
 
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}

@@ -19,22 +19,20 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 import mustmaybe.agents._pipeline as pipeline_mod
 from mustmaybe.analysis import build_frames, drift_curves
 from mustmaybe.analysis._figures import drift_lines
-from mustmaybe.checker import ArtifactScore, FieldProfile, Flags
 from mustmaybe.cli import _live
-from mustmaybe.scenarios import CONDITIONS, GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
-from mustmaybe.store import rescore_record
-from mustmaybe.teams import (
-    COMPATIBLE,
+from mustmaybe.records import (
+    ArtifactScore,
     EpisodeRecord,
+    FieldProfile,
+    Flags,
     Hop,
-    build_team,
-    episode_spec,
     plan_stages,
-    run_episode,
     stages_of,
     thread_text,
-    topology_names,
 )
+from mustmaybe.scenarios import CONDITIONS, GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
+from mustmaybe.store import rescore_record
+from mustmaybe.teams import COMPATIBLE, build_team, episode_spec, run_episode, topology_names
 
 FAITHFUL = {"reviewer": "sim:faithful", "transformer": "sim:faithful", "executor": "sim:faithful"}
 SEED = 1

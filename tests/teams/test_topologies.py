@@ -11,10 +11,10 @@ from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.agents._pipeline as pipeline_mod
+from mustmaybe.records import EpisodeRecord
 from mustmaybe.scenarios import CONDITIONS, Condition, find_task
 from mustmaybe.teams import (
     COMPATIBLE,
-    EpisodeRecord,
     build_team,
     episode_spec,
     get_topology,

@@ -15,9 +15,9 @@ from mustmaybe.analysis import build_frames
 from mustmaybe.analysis._load import load_episodes
 from mustmaybe.analysis._paraphrase import paraphrase_table
 from mustmaybe.checker import checker_view, score_artifact
-from mustmaybe.scenarios import find_task, task_wording, worded
+from mustmaybe.scenarios import find_task, task_wording, worded, wording_problem
 from mustmaybe.sweep import plan_sweep
-from mustmaybe.teams import build_team, episode_spec, run_episode, wording_names, wording_problem
+from mustmaybe.teams import build_team, episode_spec, run_episode, wording_names
 
 ROOT = Path(__file__).resolve().parents[2]
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}

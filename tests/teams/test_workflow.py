@@ -11,9 +11,9 @@ from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.agents._pipeline as pipeline_mod
-from mustmaybe.records import gate_digest
+from mustmaybe.records import EpisodeRecord, gate_digest
 from mustmaybe.scenarios import find_task
-from mustmaybe.teams import EpisodeRecord, build_team, episode_spec, run_episode
+from mustmaybe.teams import build_team, episode_spec, run_episode
 from mustmaybe.teams._gate import GateError, GateLedger, check_action
 
 SIM = {"reviewer": "sim", "transformer": "sim", "executor": "sim"}
