@@ -1,4 +1,4 @@
-"""The scores an instrument gives an artifact or an answer (contracts/SCENARIO_FORMAT.md, EPISODE_RECORD.md).
+"""The scores an instrument gives an artifact or an answer (docs/check-output.md, docs/episode-record.md).
 
 They live here, at the bottom, so that reading records never loads the checker's rules: the checker,
 the judges and the store all build or read these types; only `CheckResult` (`check --json`) is the
