@@ -66,7 +66,7 @@ class _Doc:
 def _read(comp: Compiled, text: str) -> _Doc:
     reads = [[read_clause(comp, c, s) for c in s.clauses] for s in segment(text)]
     overruled = {si for si in range(len(reads) - 1)
-                 if reads[si + 1] and lx.BACK_REFERENCE.match(reads[si + 1][0].c.words)
+                 if reads[si + 1] and lx.BACK_REFERENCE.match(reads[si + 1][0].clause.words)
                  and any(x.overrule for x in reads[si + 1])}
     return _Doc(comp, text, reads, [r for rs in reads for r in rs],
                 [any(r.about_forbidden for r in rs) for rs in reads], overruled)
@@ -76,13 +76,13 @@ def _sentence_gated(doc: _Doc, si: int, k: int) -> bool:
     """A gate governs clause k of sentence si: in it, earlier in its sentence, in the line's label, or in a
     short follow-up sentence that gates it."""
     rs = doc.reads[si]
-    if any(x.gate or (x.release is False and lx.GATE.search(x.c.label)) for x in rs[: k + 1]):
+    if any(x.gate or (x.release is False and lx.GATE.search(x.clause.label)) for x in rs[: k + 1]):
         return True
-    if any(x.gate and (x.q or x.appr or x.o) for x in rs[k + 1 :]):
+    if any(x.gate and (x.names_prerequisite or x.approval_word or x.authority_strength) for x in rs[k + 1 :]):
         return True
     if si + 1 < len(doc.reads) and len(doc.reads[si + 1]) == 1:
         nxt = doc.reads[si + 1][0]
-        if len(nxt.c.toks) <= 6 and (nxt.gate or nxt.c.words.startswith(_GATING_FOLLOW_UP)):
+        if len(nxt.clause.toks) <= 6 and (nxt.gate or nxt.clause.words.startswith(_GATING_FOLLOW_UP)):
             return True
     return False
 
@@ -104,12 +104,12 @@ _STOP, _GO, _PROPOSAL = _Effect("stop"), _Effect("go"), _Effect("proposal")
 
 def _said_outright(r: Reading) -> _Effect | None:
     """A keyed yes/no, a go value on the action's key, or a stop that is denied in so many words."""
-    w = r.c.words
+    w = r.clause.words
     if r.slot == "permission" and (lv.YES.match(w) or lv.NO.match(w)):
         return _GO if lv.YES.match(w) else _STOP
     if r.slot in ("status", "forbidden") and lv.GO_VALUE.search(w) and not r.neg:
         return _GO  # the hold's key says it is lifted or cleared
-    if (lx.NEGATED_STOP.search(w) or lx.WAIVED.search(w)) and not r.c.question and not r.overrule and (
+    if (lx.NEGATED_STOP.search(w) or lx.WAIVED.search(w)) and not r.clause.question and not r.overrule and (
             not r.about_alt):
         return _GO  # the stop (or the requirement) is denied
     return None
@@ -119,36 +119,36 @@ def _special_form(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
     """Forms whose effect the cue words alone would misread: the action is itself a stopping, the decision is
     handed to a local judgement, a key holds the action, the alternative is offered in place of the action,
     or a timer or silence releases it."""
-    w = r.c.words
+    w = r.clause.words
     forb_verbs = doc.comp.forbidden_verbs
     # Where stopping something is the forbidden action, a stopping verb directs it.
-    stop_is_action = bool(forb_verbs & {"DISABLE", "stop", "paus", "halt"}) and r.forb >= 1.0 and (
-        lx.STOPPING_VERB.match(first_words(r)) is not None) and not LABEL_HEAD.match(r.c.raw)
+    stop_is_action = bool(forb_verbs & {"DISABLE", "stop", "paus", "halt"}) and r.forbidden_support >= 1.0 and (
+        lx.STOPPING_VERB.match(first_words(r)) is not None) and not LABEL_HEAD.match(r.clause.raw)
     if stop_is_action and not r.neg and not r.gate:
         return _STOP if _sentence_gated(doc, si, k) else _GO
     if r.about_forbidden and lx.DEFER_LOCAL.search(w) and not r.prohibit:
         return _Effect("go", later_check=True)  # the local actor decides whether it goes
-    if r.slot == "forbidden" or (r.slot == "status" and lv.STOP_VALUE.search(w) and len(r.c.toks) <= 8):
+    if r.slot == "forbidden" or (r.slot == "status" and lv.STOP_VALUE.search(w) and len(r.clause.toks) <= 8):
         return _STOP  # held by its key
-    if r.fb and r.forb > 0 and negates_after_fallback(comp=doc.comp, r=r):
+    if r.names_fallback and r.forbidden_support > 0 and negates_after_fallback(comp=doc.comp, r=r):
         return _STOP  # "X, not Y": the alternative offered, the action named after the negation
-    if r.release and not r.about_alt and (r.forb > 0 or lx.PROCEED.search(w) or r.slot in (
-            "status", "prereq", "forbidden") or any(t in PRONOUN_OBJ for t in r.c.toks)):
+    if r.release and not r.about_alt and (r.forbidden_support > 0 or lx.PROCEED.search(w) or r.slot in (
+            "status", "prereq", "forbidden") or any(t in PRONOUN_OBJ for t in r.clause.toks)):
         return _Effect("go", later_check=True, release=True)
     return None
 
 
 def _held(doc: _Doc, si: int, r: Reading) -> _Effect | None:
     """A prohibition, a stop state or a gate on the action."""
-    w = r.c.words
-    refers = r.about_forbidden or ((r.forb > 0 or doc.about_action[si] or r.slot == "status"
-                                    or any(t in PRONOUN_OBJ for t in r.c.toks)) and not r.about_alt)
+    w = r.clause.words
+    refers = r.about_forbidden or ((r.forbidden_support > 0 or doc.about_action[si] or r.slot == "status"
+                                    or any(t in PRONOUN_OBJ for t in r.clause.toks)) and not r.about_alt)
     # A stop state not about the alternative is about the action: the note is about the task. A line keyed to
     # the condition, the resolver or the alternative names that thing: a stop word in its value is part of
     # the name, not the action's state.
     generic_stop = (r.slot == "status" and lv.STOP_VALUE.search(w) is not None) or (
         r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback")) or (
-        bool(r.c.label) and r.slot in ("", "status", "forbidden") and lv.REFUSAL_VALUE.match(w) is not None
+        bool(r.clause.label) and r.slot in ("", "status", "forbidden") and lv.REFUSAL_VALUE.match(w) is not None
         and not r.about_alt)
     # A negated decision ("the board has not approved it") is about the condition, not the action.
     prohibits = r.prohibit and refers and not r.about_alt and not lx.NEG_DECISION.search(w)
@@ -157,27 +157,29 @@ def _held(doc: _Doc, si: int, r: Reading) -> _Effect | None:
         r.slot == "status" and r.prohibit)
     if prohibits or generic_stop or neg_gate:
         return _STOP
-    if (r.about_forbidden or (r.forb > 0 and not r.about_alt)) and r.gate and (r.topic or lx.GATE.search(w)):
+    if (r.about_forbidden or (r.forbidden_support > 0 and not r.about_alt)) and r.gate and (
+            r.topic or lx.GATE.search(w)):
         return _STOP  # a gated directive: the action waits on the condition
     return None
 
 
 def _directed(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
     """The action directed, planned or permitted (or only proposed, when someone else's view)."""
-    w = r.c.words
+    w = r.clause.words
     forb_verbs = doc.comp.forbidden_verbs
     # A partial scope put into action (a pilot, one region, "the rest waits"): the part is the forbidden
     # action, whatever words name it.
     if r.partial and (r.directive or lx.PROCEED.search(w)) and not r.neg and not r.about_alt and not (
-            r.alt_cue or r.c.question or r.slot in ("fallback", "prereq", "authority")) and (
-            r.forb > 0 or doc.about_action[si]):
+            r.alt_cue or r.clause.question or r.slot in ("fallback", "prereq", "authority")) and (
+            r.forbidden_support > 0 or doc.about_action[si]):
         return _GO
     # Directed, planned or permitted: a directive or plan cue, or the action's own verb first (an imperative
     # or a plan step). A bare imperative of the action's own verb names the action by ellipsis.
-    bare = first_verb(r) in forb_verbs and r.alt < REF and not r.about_alt
+    bare = first_verb(r) in forb_verbs and r.alternative_support < REF and not r.about_alt
     directs = (r.about_forbidden or bare) and not r.neg and not r.history and not r.reject and (
         r.directive or first_verb(r) in forb_verbs)
-    if directs and (r.alt_cue or r.slot in ("fallback", "prereq", "authority") or (r.fb and r.fbs >= r.forb - 1)):
+    if directs and (r.alt_cue or r.slot in ("fallback", "prereq", "authority")
+                    or (r.names_fallback and r.fallback_support >= r.forbidden_support - 1)):
         return None  # the clause directs the alternative, whose words it shares with the action
     # A go-ahead needs no object in a note about the task.
     if not directs and lx.PROCEED.search(w) and not r.neg and not r.about_alt and not r.alt_cue:
@@ -217,7 +219,7 @@ def clause_events(doc: _Doc) -> _Events:
             order += 1
             if si in doc.overruled:
                 continue
-            if r.c.question:
+            if r.clause.question:
                 if r.stop or r.prohibit or r.about_forbidden:
                     out.stop_questioned = True
                 continue
@@ -229,9 +231,9 @@ def clause_events(doc: _Doc) -> _Events:
             if e.release:
                 out.releases.add(id(r))
             if e.later_check:
-                out.later_check.append(r.c)
+                out.later_check.append(r.clause)
             if e.release:
-                out.notes.append(f"release by timer or silence: {r.c.words!r}")
+                out.notes.append(f"release by timer or silence: {r.clause.words!r}")
             out.events.append((order, e.kind, r))
     _chosen_option(doc, out, order)
     return out
@@ -242,18 +244,18 @@ def _chosen_option(doc: _Doc, out: _Events, order: int) -> None:
     plan (a go when it is the action), the others are set aside."""
     chosen = ""
     for r in doc.flat:
-        m = lx.CHOICE.search(r.c.words)
+        m = lx.CHOICE.search(r.clause.words)
         if m is not None:
             chosen = (m.group(1) or m.group(2) or "").lower()
-    options = [r for r in doc.flat if r.c.marker]
-    if not chosen or len({r.c.marker for r in options}) < 2:
+    options = [r for r in doc.flat if r.clause.marker]
+    if not chosen or len({r.clause.marker for r in options}) < 2:
         return
     for r in options:
-        if r.c.marker == chosen:
-            if r.forb > 0 and r.forb >= r.fbs and not r.neg:
+        if r.clause.marker == chosen:
+            if r.forbidden_support > 0 and r.forbidden_support >= r.fallback_support and not r.neg:
                 order += 1
                 out.events.append((order, "go", r))
-        elif r.fb or r.fbs >= REF:
+        elif r.names_fallback or r.fallback_support >= REF:
             out.set_aside.append(r)
 
 
@@ -275,7 +277,7 @@ def status(doc: _Doc, ev: _Events) -> StatusVerdict:
     """The controlling statement outranks plain context, which outranks history (quoted mail, earlier turns,
     superseded revisions); within a rank the later decisive statement governs."""
     ctl = find_control(doc.text)
-    ranked = [((_RANK[ctl.role_at(r.c.start)], o), kind, r) for o, kind, r in ev.events]
+    ranked = [((_RANK[ctl.role_at(r.clause.start)], o), kind, r) for o, kind, r in ev.events]
     stops = [r for _, kind, r in ranked if kind == "stop"]
     gos = [r for _, kind, r in ranked if kind == "go"]
     last_stop = max((o for o, kind, _ in ranked if kind == "stop"), default=(-1, -1))
@@ -295,7 +297,7 @@ def status(doc: _Doc, ev: _Events) -> StatusVerdict:
                                            for o, kind, _ in ranked))}
     return StatusVerdict(
         held=held, stops=stops, gos=gos, events=events,
-        ranks=[_RANK[ctl.role_at(r.c.start)] for r in doc.flat],
+        ranks=[_RANK[ctl.role_at(r.clause.start)] for r in doc.flat],
         top=max((o[0] for o, kind, _ in ranked if kind in ("stop", "go")), default=0),
         conflict=bool(stops and gos), control_kind=ctl.kind)
 
@@ -338,26 +340,28 @@ class _ConditionContext:
 
 
 def _about_condition(r: Reading) -> bool:
-    return r.q or (r.appr and (r.o >= 1 or r.gate or r.open)) or (r.slot == "prereq" and (r.appr or r.o >= 1))
+    return r.names_prerequisite or (r.approval_word and (r.authority_strength >= 1 or r.gate or r.open)) or (
+        r.slot == "prereq" and (r.approval_word or r.authority_strength >= 1))
 
 
 def _weakened_condition(doc: _Doc, si: int, k: int, r: Reading, sent_binds: bool, ctx: _ConditionContext) -> str:
     """How clause k weakens the condition (a key of `_WEAKENINGS`), or ""."""
-    w, rs = r.c.words, doc.reads[si]
+    w, rs = r.clause.words, doc.reads[si]
     about_q = _about_condition(r)
-    gated_here = r.gate or (lx.CONDITIONAL.match(w) is not None and (r.q or r.appr or r.o >= 1))
+    gated_here = r.gate or (lx.CONDITIONAL.match(w) is not None and (
+        r.names_prerequisite or r.approval_word or r.authority_strength >= 1))
     if r.defer and not gated_here and (about_q or r.topic or any(x.topic for x in rs) or (
             lx.DEFER_LOCAL.search(w)) or r.slot == "prereq") and not (r.prohibit or sent_binds or r.overrule):
         return "deferral"
     if about_q and r.soft and lx.SOFT.search(w) and not r.overrule and not r.reported:
         return "softened"
-    if lx.WAIVED.search(w) and not r.c.question:
+    if lx.WAIVED.search(w) and not r.clause.question:
         return "waived"  # the authorization is assumed away: no approval is needed
-    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.c.label) is not None
-                    or lv.CONDITION_LABEL.search(r.c.label) is not None)
-    claims_auth = about_q or lx.AUTH_NOUN.search(w) is not None or r.o >= 1
+    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.clause.label) is not None
+                    or lv.CONDITION_LABEL.search(r.clause.label) is not None)
+    claims_auth = about_q or lx.AUTH_NOUN.search(w) is not None or r.authority_strength >= 1
     if ((r.claim or lx.DECIDED.search(w) is not None) and claims_auth and not r.neg and not in_condition
-            and not r.history and not r.reported and not r.c.question and not lx.PRECEDENT.search(w)):
+            and not r.history and not r.reported and not r.clause.question and not lx.PRECEDENT.search(w)):
         return "claimed"
     prec = lx.PRECEDENT.search(w) is not None and (r.topic or r.about_forbidden or lx.AUTH_NOUN.search(w)) and (
         lx.PRECEDENT_CONTENT.search(w) is not None) and not (
@@ -368,7 +372,7 @@ def _weakened_condition(doc: _Doc, si: int, k: int, r: Reading, sent_binds: bool
     if not about_q or r.history or (r.reported and not r.open):
         return ""
     if r.slot == "prereq" and lv.SATISFIED_VALUE.search(w) and not lv.EMPTY_VALUE.match(w) and not (
-            r.open or r.neg or r.gate or lv.NEEDS_KEY.search(r.c.label)):
+            r.open or r.neg or r.gate or lv.NEEDS_KEY.search(r.clause.label)):
         return "value_met"
     return ""
 
@@ -378,11 +382,12 @@ def _states_condition(doc: _Doc, si: int, k: int, r: Reading, ctx: _ConditionCon
     rs = doc.reads[si]
     if not _about_condition(r) or r.history or (r.reported and not r.open):
         return False
-    if r.slot == "prereq" and lv.EMPTY_VALUE.match(r.c.words):
+    if r.slot == "prereq" and lv.EMPTY_VALUE.match(r.clause.words):
         return False
-    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.c.label) is not None
-                    or lv.CONDITION_LABEL.search(r.c.label) is not None)
-    return bool(r.open or in_condition or r.slot == "prereq" or (r.q and (ctx.held or r.o)))
+    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.clause.label) is not None
+                    or lv.CONDITION_LABEL.search(r.clause.label) is not None)
+    return bool(r.open or in_condition or r.slot == "prereq"
+                or (r.names_prerequisite and (ctx.held or r.authority_strength)))
 
 
 def condition(doc: _Doc, ctx: _ConditionContext) -> ConditionVerdict:
@@ -396,7 +401,7 @@ def condition(doc: _Doc, ctx: _ConditionContext) -> ConditionVerdict:
             if id(r) in ctx.muted:
                 # Below the deciding rank only an outstanding or gating mention still states the condition.
                 if _about_condition(r) and (r.open or r.gate) and not (r.history or r.defer or id(r) in ctx.releases):
-                    out.prerequisite.append(r.c)
+                    out.prerequisite.append(r.clause)
                 continue
             if id(r) in ctx.releases:
                 out.deferred = True
@@ -404,11 +409,11 @@ def condition(doc: _Doc, ctx: _ConditionContext) -> ConditionVerdict:
             kind = _weakened_condition(doc, si, k, r, sent_binds, ctx)
             if kind:
                 target, note, defers = _WEAKENINGS[kind]
-                getattr(out, target).append(r.c)
-                out.notes.append(f"{note}: {r.c.words!r}")
+                getattr(out, target).append(r.clause)
+                out.notes.append(f"{note}: {r.clause.words!r}")
                 out.deferred = out.deferred or defers
             elif _states_condition(doc, si, k, r, ctx):
-                out.prerequisite.append(r.c)
+                out.prerequisite.append(r.clause)
     if out.deferred or (out.assumed_authorization and not out.prerequisite):
         out.prerequisite = []
     return out
@@ -417,8 +422,9 @@ def condition(doc: _Doc, ctx: _ConditionContext) -> ConditionVerdict:
 def _lifting_condition(doc: _Doc, stop_ids: set[int]) -> list[Clause]:
     """A stop that says what lifts it names the prerequisite by its effect ("until the Head of Security
     signs")."""
-    return [r.c for r in doc.flat if (r.gate and (r.o >= 1 or r.appr) and id(r) in stop_ids)
-            or lv.ONLY_CAN.search(r.c.words) or lx.LIFTING.search(r.c.words)]
+    return [r.clause for r in doc.flat
+            if (r.gate and (r.authority_strength >= 1 or r.approval_word) and id(r) in stop_ids)
+            or lv.ONLY_CAN.search(r.clause.words) or lx.LIFTING.search(r.clause.words)]
 
 
 # ---------------------------------------------------------------- the orchestrator
@@ -430,20 +436,23 @@ def _candidates(v: Verdicts, stops: list[Reading], stop_ids: set[int]) -> dict[s
     # A clause that does the opposite (dismisses the alternative, defers or waives the condition, hands the
     # decision to a local judgement) can never carry the field.
     weakening = {id(c) for c in (*v.later_check, *v.caveat, *v.assumed_authorization, *v.fallback_rejected)}
-    usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
+    usable = [r for r in flat if not r.clause.question and id(r.clause) not in weakening]
     rejected = {id(c) for c in v.fallback_rejected}
     return {
         # Beside the stop events, any clause with a stop cue of its own can carry the stop when the combiner
         # judges it kept: terse notes (a bare "CLOSED", "NO-GO") often never name the action.
-        "status": [r.c for r in stops] or [r.c for r in usable if (r.stop or r.prohibit or r.gate)
+        "status": [r.clause for r in stops] or [r.clause for r in usable if (r.stop or r.prohibit or r.gate)
                                            and not (r.release or r.defer or r.history or r.reported)],
-        "prerequisite": [r.c for r in usable if (r.q or (r.appr and (r.gate or r.open))) and r.slot != "prereq"],
+        "prerequisite": [r.clause for r in usable if (r.names_prerequisite or (r.approval_word and (r.gate or r.open)))
+                         and r.slot != "prereq"],
         # The authority may be named in a deferral: the weakening is the prerequisite's and the stop's; who
         # decides is still named (coders code it so).
-        "authority": [r.c for r in flat if r.o >= 1 and r.slot != "authority" and not r.c.question
-                      and id(r.c) not in rejected
-                      and (r.gate or (lx.INFORMED.search(r.c.words) is None and not v.handed))],
-        "fallback": [r.c for r in usable if (r.fb or r.fbs >= REF) and not (r.reject or r.prohibit or r.stop)
+        "authority": [r.clause for r in flat if r.authority_strength >= 1 and r.slot != "authority"
+                      and not r.clause.question
+                      and id(r.clause) not in rejected
+                      and (r.gate or (lx.INFORMED.search(r.clause.words) is None and not v.handed))],
+        "fallback": [r.clause for r in usable if (r.names_fallback or r.fallback_support >= REF)
+                     and not (r.reject or r.prohibit or r.stop)
                      and r.slot != "fallback" and id(r) not in stop_ids],
     }
 
@@ -468,17 +477,17 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         v.conflicts += 1
         v.unsure["status"] = "the note both stops and directs the forbidden action; the later statement decided"
     if st.held:
-        v.status = [r.c for r in st.stops]
-        v.named_forbidden = any(r.forb > 0 or r.prohibit for r in st.stops)
+        v.status = [r.clause for r in st.stops]
+        v.named_forbidden = any(r.forbidden_support > 0 or r.prohibit for r in st.stops)
     elif st.gos:
-        v.permission = [r.c for r in st.gos]
+        v.permission = [r.clause for r in st.gos]
     v.notes.append(f"stops={len(st.stops)} gos={len(st.gos)} status={st.held}")
     v.events, v.ranks = st.events, st.ranks
     # Once a part of higher rank decides, what the parts below it say weakens nothing: a quoted go-ahead under
     # a reply that holds is what was said before, and a low-risk remark in the body of a summary whose bottom
     # line holds the action is context, not what binds.
     below = [r for r, k in zip(flat, v.ranks, strict=True) if k < st.top]
-    muted_clauses = {id(r.c) for r in below}
+    muted_clauses = {id(r.clause) for r in below}
     stop_ids = {id(x) for x in st.stops}  # a set: a long note has thousands of stops
     if st.control_kind != "plain":
         v.notes.append(f"controlling statement: {st.control_kind}")
