@@ -10,8 +10,7 @@ from ._reading import REF, Reading, Verdicts, negated_before, negates_after_fall
 
 def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
     """The resolver: named with a decision, in a gate with a title, or as the one who lifts the stop."""
-    # A keyed line says who decides ("Owner: web team"); a mention elsewhere ("Certification: the
-    # Commission, FYI only") does not overrule it.
+    # A line keyed to the authority says who decides; a mention of a resolver elsewhere does not overrule it.
     keyed = any(r.slot == "authority" for r in flat)
     for r in flat:
         w = r.clause.words
@@ -37,8 +36,8 @@ def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
                 lv.NOBODY.search(w)):
             v.authority.append(r.clause)  # "until the head of the unit signs": a title in the resolver's role
 
-    # The decision given to someone who is not the authority ("Tom to decide tonight", "ops owns the call"):
-    # the authority mentioned in passing is not who decides; only a gate still names it as the resolver.
+    # The decision given to someone who is not the authority: the authority mentioned in passing is not who
+    # decides; only a gate still names it as the resolver.
     handed = [r for r in flat if r.authority_strength == 0 and not r.neg and not r.clause.question
               and lv.HANDED.search(r.clause.words)]
     if handed and not keyed:
@@ -74,7 +73,7 @@ def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list
                     v.fallback.append(r.clause)
                 continue
             # The task's fallback by its words, or — in a note that keeps the stop — any alternative offered
-            # while the action waits ("until then: share the aggregates", "what he gets is the usual letter").
+            # while the action waits (an interim or "what X gets is" construction).
             named = (r.names_fallback and (r.fallback_support >= 2.0 or r.alt_cue) and not (
                 r.names_prerequisite and not r.alt_cue and r.fallback_support < 3.0)) or (
                 r.fallback_support >= REF and r.fallback_support >= r.forbidden_support and (r.directive or r.alt_cue))
@@ -83,9 +82,8 @@ def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list
             if not (named or unnamed):
                 continue
             # A clause that holds or gates the forbidden action names the alternative only through an explicit
-            # alternative construction ("only the summary goes", "instead ..."); otherwise the words it shares
-            # with the fallback belong to the held action or to its condition ("don't release the batch
-            # Friday", "needs the board's resolution before any free-fare day").
+            # alternative construction (a restrictive "only", "instead"); otherwise the words it shares with the
+            # fallback belong to the held action or to its condition.
             holds = r.forbidden_support >= REF and r.forbidden_support >= r.fallback_support and (
                 r.prohibit or r.stop or r.neg or r.gate)
             if not r.alt_cue and (holds or (r.names_prerequisite and r.gate and r.fallback_support < 3.0)):

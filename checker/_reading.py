@@ -115,9 +115,9 @@ def slot_of(label: str) -> str:
 
 
 def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
-    # Cue words inside the task's own names ("litigation hold", "embargo review", "freeze exception") are
-    # names, not stops: stop and softening cues are read on the clause with those names masked (`wm`);
-    # conditions, claims and deferrals on the clause as written (`w`), since they need the names' verbs.
+    # Cue words inside the task's own names (a "litigation hold", a "freeze exception") are names, not stops:
+    # stop and softening cues are read on the clause with those names masked (`wm`); conditions, claims and
+    # deferrals on the clause as written (`w`), since they need the names' verbs.
     w = c.words
     wm = comp.mask_names(w)
     cons = comp.enrich(c)
