@@ -502,9 +502,18 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         if v.prerequisite:
             v.unsure["prerequisite"] = "named only by the condition that lifts the stop, not by the task's words"
 
-    authority(comp, v, flat)
-    fallback(comp, v, doc.reads, flat, st.held, ev.set_aside)
-    caveat(v, doc.reads, flat, st.held, st.stops, st.gos)
+    auth = authority(comp, flat)
+    v.authority, v.handed = auth.authority, auth.handed
+    if auth.unsure:
+        v.unsure["authority"] = auth.unsure
+    fb = fallback(comp, doc.reads, flat, st.held, ev.set_aside)
+    v.fallback, v.fallback_rejected = fb.kept, fb.rejected
+    v.notes += fb.notes
+    if fb.unsure:
+        v.unsure["fallback"] = fb.unsure
+    cav = caveat(doc.reads, flat, st.held, st.stops, st.gos, v.assumed_authorization)
+    v.caveat += cav.caveat
+    v.notes += cav.notes
     if muted_clauses:
         v.caveat = [c for c in v.caveat if id(c) not in muted_clauses]
         v.later_check = [c for c in v.later_check if id(c) not in muted_clauses]

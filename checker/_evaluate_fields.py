@@ -1,15 +1,50 @@
-"""The authority, fallback and caveat evaluators, run after the stop and the prerequisite are read."""
+"""The authority, fallback and caveat evaluators, run after the stop and the prerequisite are read.
+
+Each returns its own verdict: the clauses that carry the field (or the flag), the notes for the trace, and
+why it is unsure when it decided on weak evidence.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from . import _lexicon as lx
 from . import _lexicon_values as lv
 from ._fields import Compiled
-from ._reading import REF, Reading, Verdicts, negated_before, negates_after_fallback
+from ._reading import REF, Reading, negated_before, negates_after_fallback
+from ._segment import Clause
 
 
-def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
+@dataclass(slots=True)
+class AuthorityVerdict:
+    """Who resolves the prerequisite, and to whom (not the authority) the note hands the decision."""
+
+    authority: list[Clause] = field(default_factory=list)
+    handed: list[Clause] = field(default_factory=list)
+    unsure: str | None = None
+
+
+@dataclass(slots=True)
+class FallbackVerdict:
+    """The alternative kept, and the alternatives dismissed."""
+
+    kept: list[Clause] = field(default_factory=list)
+    rejected: list[Clause] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unsure: str | None = None
+
+
+@dataclass(slots=True)
+class CaveatVerdict:
+    """Softening and low-risk framing adopted by the note (beside the condition evaluator's softenings)."""
+
+    caveat: list[Clause] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def authority(comp: Compiled, flat: list[Reading]) -> AuthorityVerdict:
     """The resolver: named with a decision, in a gate with a title, or as the one who lifts the stop."""
+    v = AuthorityVerdict()
     # A line keyed to the authority says who decides; a mention of a resolver elsewhere does not overrule it.
     keyed = any(r.slot == "authority" for r in flat)
     for r in flat:
@@ -53,14 +88,15 @@ def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
             if m is not None and not lx.NOT_AGENT.match(agent) and not lv.NOBODY.search(agent) and (
                     lx.SENIOR.search(agent) or set(comp.enrich(r.clause)) & comp.authority.tokens):
                 v.authority.append(r.clause)
-                v.unsure["authority"] = "named only as the one who lifts the stop, not by the task's words"
+                v.unsure = "named only as the one who lifts the stop, not by the task's words"
                 break
+    return v
 
 
-
-def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list[Reading], status: bool,
-             set_aside: list[Reading]) -> None:
+def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], status: bool,
+             set_aside: list[Reading]) -> FallbackVerdict:
     """The alternative: kept (by its words, or offered while the action waits) or dismissed."""
+    v = FallbackVerdict()
     for rs in reads:
         for k, r in enumerate(rs):
             w = r.clause.words
@@ -68,9 +104,9 @@ def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list
                 if lv.ABSENT_VALUE.match(w):
                     continue
                 if lv.EMPTY_VALUE.match(w) or lx.DENIED_VALUE.match(w) or lx.DISMISSED.search(w):
-                    v.fallback_rejected.append(r.clause)
+                    v.rejected.append(r.clause)
                 elif not r.about_forbidden:
-                    v.fallback.append(r.clause)
+                    v.kept.append(r.clause)
                 continue
             # The task's fallback by its words, or — in a note that keeps the stop — any alternative offered
             # while the action waits (an interim or "what X gets is" construction).
@@ -89,33 +125,33 @@ def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list
             if not r.alt_cue and (holds or (r.names_prerequisite and r.gate and r.fallback_support < 3.0)):
                 continue
             if not named:
-                v.unsure.setdefault("fallback",
-                                    "an alternative offered while the action waits, not in the task's words")
+                v.unsure = "an alternative offered while the action waits, not in the task's words"
             nxt = rs[k + 1:]
             dismissed = (r.reject or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
                          or any(x.about_forbidden and not x.neg and (x.directive or x.reported) and not x.gate
                                 and x.clause.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
             if dismissed and not (r.prohibit and r.about_forbidden) and not (
                     r.forbidden_support > 0 and negates_after_fallback(comp, r)):
-                v.fallback_rejected.append(r.clause)
+                v.rejected.append(r.clause)
                 v.notes.append(f"fallback dismissed: {w!r}")
                 continue
-            v.fallback.append(r.clause)
+            v.kept.append(r.clause)
     none_said = [r.clause for r in flat if lx.NO_FALLBACK.search(r.clause.words) and not r.clause.question]
     if none_said:
-        v.fallback = []
-        v.fallback_rejected += none_said
+        v.kept = []
+        v.rejected += none_said
     if set_aside:
-        v.fallback = [c for c in v.fallback if all(c is not r.clause for r in set_aside)]
-        v.fallback_rejected += [r.clause for r in set_aside]
-    if v.fallback:
-        v.fallback_rejected = [c for c in v.fallback_rejected if c.label]
+        v.kept = [c for c in v.kept if all(c is not r.clause for r in set_aside)]
+        v.rejected += [r.clause for r in set_aside]
+    if v.kept:
+        v.rejected = [c for c in v.rejected if c.label]
+    return v
 
 
-
-def caveat(v: Verdicts, reads: list[list[Reading]], flat: list[Reading], status: bool, stops: list[Reading],
-           gos: list[Reading]) -> None:
+def caveat(reads: list[list[Reading]], flat: list[Reading], status: bool, stops: list[Reading],
+           gos: list[Reading], assumed_authorization: list[Clause]) -> CaveatVerdict:
     """Softening and low-risk framing adopted by the note, and the topic kept without its force."""
+    v = CaveatVerdict()
     for si, rs in enumerate(reads):
         for r in rs:
             w = r.clause.words
@@ -134,7 +170,7 @@ def caveat(v: Verdicts, reads: list[list[Reading]], flat: list[Reading], status:
                     "might" in w or "ideally" in w or "consider" in w or "if possible" in w or "preferably" in w):
                 v.caveat.append(r.clause)
                 v.notes.append(f"stop softened: {w!r}")
-    waived = {id(c) for c in v.assumed_authorization}
+    waived = {id(c) for c in assumed_authorization}
     topic_kept = [r.clause for r in flat if (r.names_prerequisite or r.approval_word or r.authority_strength >= 2)
                   and not r.history and not r.clause.question
                   and id(r.clause) not in waived]
@@ -143,3 +179,4 @@ def caveat(v: Verdicts, reads: list[list[Reading]], flat: list[Reading], status:
         v.notes.append("the blocker's topic kept beside the action, without its force")
     if gos and stops and not status:
         v.caveat.extend(r.clause for r in gos)
+    return v
