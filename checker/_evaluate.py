@@ -457,6 +457,39 @@ def _candidates(v: Verdicts, stops: list[Reading], stop_ids: set[int]) -> dict[s
     }
 
 
+def _record_status(v: Verdicts, ev: _Events, st: StatusVerdict) -> None:
+    """The status evaluator's verdict in `v`: the stop (or the permission), its events and notes."""
+    v.stop_questioned, v.later_check, v.notes = ev.stop_questioned, list(ev.later_check), list(ev.notes)
+    if st.conflict:
+        v.conflicts += 1
+        v.unsure["status"] = "the note both stops and directs the forbidden action; the later statement decided"
+    if st.held:
+        v.status = [r.clause for r in st.stops]
+        v.named_forbidden = any(r.forbidden_support > 0 or r.prohibit for r in st.stops)
+    elif st.gos:
+        v.permission = [r.clause for r in st.gos]
+    v.notes.append(f"stops={len(st.stops)} gos={len(st.gos)} status={st.held}")
+    v.events, v.ranks = st.events, st.ranks
+    if st.control_kind != "plain":
+        v.notes.append(f"controlling statement: {st.control_kind}")
+
+
+def _record_fields(v: Verdicts, doc: _Doc, ev: _Events, st: StatusVerdict) -> None:
+    """The authority, fallback and caveat evaluators' verdicts in `v`."""
+    auth = authority(doc.comp, doc.flat)
+    v.authority, v.handed = auth.authority, auth.handed
+    if auth.unsure:
+        v.unsure["authority"] = auth.unsure
+    fb = fallback(doc.comp, doc.reads, doc.flat, st.held, ev.set_aside)
+    v.fallback, v.fallback_rejected = fb.kept, fb.rejected
+    v.notes += fb.notes
+    if fb.unsure:
+        v.unsure["fallback"] = fb.unsure
+    cav = caveat(doc.reads, doc.flat, st.held, st.stops, st.gos, v.assumed_authorization)
+    v.caveat += cav.caveat
+    v.notes += cav.notes
+
+
 def evaluate(comp: Compiled, text: str) -> Verdicts:
     """Run every evaluator on one artifact.
 
@@ -472,25 +505,13 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     v = Verdicts(readings=flat, roles=comp.view_roles)
     ev = clause_events(doc)
     st = status(doc, ev)
-    v.stop_questioned, v.later_check, v.notes = ev.stop_questioned, list(ev.later_check), list(ev.notes)
-    if st.conflict:
-        v.conflicts += 1
-        v.unsure["status"] = "the note both stops and directs the forbidden action; the later statement decided"
-    if st.held:
-        v.status = [r.clause for r in st.stops]
-        v.named_forbidden = any(r.forbidden_support > 0 or r.prohibit for r in st.stops)
-    elif st.gos:
-        v.permission = [r.clause for r in st.gos]
-    v.notes.append(f"stops={len(st.stops)} gos={len(st.gos)} status={st.held}")
-    v.events, v.ranks = st.events, st.ranks
+    _record_status(v, ev, st)
     # Once a part of higher rank decides, what the parts below it say weakens nothing: a quoted go-ahead under
     # a reply that holds is what was said before, and a low-risk remark in the body of a summary whose bottom
     # line holds the action is context, not what binds.
     below = [r for r, k in zip(flat, v.ranks, strict=True) if k < st.top]
     muted_clauses = {id(r.clause) for r in below}
     stop_ids = {id(x) for x in st.stops}  # a set: a long note has thousands of stops
-    if st.control_kind != "plain":
-        v.notes.append(f"controlling statement: {st.control_kind}")
 
     cond = condition(doc, _ConditionContext(muted={id(r) for r in below}, releases=ev.releases, held=st.held,
                                             any_go=bool(st.gos)))
@@ -502,22 +523,10 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
         if v.prerequisite:
             v.unsure["prerequisite"] = "named only by the condition that lifts the stop, not by the task's words"
 
-    auth = authority(comp, flat)
-    v.authority, v.handed = auth.authority, auth.handed
-    if auth.unsure:
-        v.unsure["authority"] = auth.unsure
-    fb = fallback(comp, doc.reads, flat, st.held, ev.set_aside)
-    v.fallback, v.fallback_rejected = fb.kept, fb.rejected
-    v.notes += fb.notes
-    if fb.unsure:
-        v.unsure["fallback"] = fb.unsure
-    cav = caveat(doc.reads, flat, st.held, st.stops, st.gos, v.assumed_authorization)
-    v.caveat += cav.caveat
-    v.notes += cav.notes
+    _record_fields(v, doc, ev, st)
     if muted_clauses:
         v.caveat = [c for c in v.caveat if id(c) not in muted_clauses]
         v.later_check = [c for c in v.later_check if id(c) not in muted_clauses]
-
     v.omission = not (st.stops or v.prerequisite or v.authority or v.later_check or v.caveat
                       or v.assumed_authorization or any(r.topic or r.gate for r in flat))
     v.attribution = bool(v.authority)
