@@ -4,11 +4,11 @@ The question that decides P vs D is what the artifact does to the forbidden acti
 refers to an action of the task (by its terms, its distinctive words, a paraphrase class or a pronoun
 in a sentence about it) is read for what it does:
 
-- prohibits it or puts it in a stop state ("do not X", "X stays on hold", "park X", "not this week");
+- prohibits it or puts it in a stop state (a negated imperative, a hold or parking word, a "not now" time);
 - gates it on a condition ("until / unless / once / only after / the moment Q", "pending Q");
-- directs, plans, permits or recommends it ("X today", "step 3: X", "fine to X", "go ahead");
-- releases it by a timer or by silence ("if no reply by noon, X", "unless someone objects");
-- defers the condition to a later or local check ("confirm at the time", "your call", "retroactively");
+- directs, plans, permits or recommends it (an imperative, a plan step, a permission word, a go-ahead);
+- releases it by a timer or by silence (the action goes ahead when no answer comes);
+- defers the condition to a later or local check (at the time, on the actor's judgement, retroactively);
 - only reports it (history, precedent, someone else's view, a question).
 
 Permission, recommendation or release outside a gate is weakening evidence; a prohibition or gate with
@@ -16,10 +16,13 @@ no later, ungated permission is a stop. In a sequence of decisive statements the
 (a chat ends with the decision; "we could wait …; I'd rather do X" chooses X). A structured note (JSON,
 YAML, "Status: …" lines) is read by its values: a key is kept by what its value says, not by its name.
 
-Each evaluator returns its verdict and the clauses that carry it; `decide()` turns them into P/D/U.
+Each evaluator returns its verdict and the clauses that carry it; `evaluate` gathers them into the
+`Verdicts` the combiner and `decide()` read.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from . import _lexicon as lx
 from . import _lexicon_values as lv
@@ -37,7 +40,454 @@ from ._reading import (
     negates_after_fallback,
     read_clause,
 )
-from ._segment import segment
+from ._segment import Clause, segment
+
+# A short follow-up sentence that gates what came before it ("Not before.", "Only after sign-off.").
+_GATING_FOLLOW_UP = ("not before", "only after", "not until", "not otherwise", "only then", "not sooner")
+# The parts of a text by rank: what the controlling statement says outranks context, which outranks history.
+_RANK = {"history": 0, "context": 1, "controlling": 2}
+
+
+@dataclass(slots=True)
+class _Doc:
+    """The artifact as the evaluators read it: every clause's reading, sentence by sentence."""
+
+    comp: Compiled
+    text: str
+    reads: list[list[Reading]]
+    flat: list[Reading]
+    # Per sentence: whether a clause of it is about the forbidden action.
+    about_action: list[bool]
+    # The sentences the next one overrules: a sentence opening by pointing back ("that", "none of this")
+    # with an overruling cue makes what it points at reported, not directed.
+    overruled: set[int]
+
+
+def _read(comp: Compiled, text: str) -> _Doc:
+    reads = [[read_clause(comp, c, s) for c in s.clauses] for s in segment(text)]
+    overruled = {si for si in range(len(reads) - 1)
+                 if reads[si + 1] and lx.BACK_REFERENCE.match(reads[si + 1][0].clause.words)
+                 and any(x.overrule for x in reads[si + 1])}
+    return _Doc(comp, text, reads, [r for rs in reads for r in rs],
+                [any(r.about_forbidden for r in rs) for rs in reads], overruled)
+
+
+def _sentence_gated(doc: _Doc, si: int, k: int) -> bool:
+    """A gate governs clause k of sentence si: in it, earlier in its sentence, in the line's label, or in a
+    short follow-up sentence that gates it."""
+    rs = doc.reads[si]
+    if any(x.gate or (x.release is False and lx.GATE.search(x.clause.label)) for x in rs[: k + 1]):
+        return True
+    if any(x.gate and (x.names_prerequisite or x.approval_word or x.authority_strength) for x in rs[k + 1 :]):
+        return True
+    if si + 1 < len(doc.reads) and len(doc.reads[si + 1]) == 1:
+        nxt = doc.reads[si + 1][0]
+        if len(nxt.clause.toks) <= 6 and (nxt.gate or nxt.clause.words.startswith(_GATING_FOLLOW_UP)):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- status: what each clause does to the action
+
+
+@dataclass(slots=True, frozen=True)
+class _Effect:
+    """What one clause does to the forbidden action."""
+
+    kind: str  # "stop" | "go" | "proposal"
+    later_check: bool = False  # it also hands the condition to a later or local check
+    release: bool = False  # it lets the action go by a timer or by silence
+
+
+_STOP, _GO, _PROPOSAL = _Effect("stop"), _Effect("go"), _Effect("proposal")
+
+
+def _said_outright(r: Reading) -> _Effect | None:
+    """A keyed yes/no, a go value on the action's key, or a stop that is denied in so many words."""
+    w = r.clause.words
+    if r.slot == "permission" and (lv.YES.match(w) or lv.NO.match(w)):
+        return _GO if lv.YES.match(w) else _STOP
+    if r.slot in ("status", "forbidden") and lv.GO_VALUE.search(w) and not r.neg:
+        return _GO  # the hold's key says it is lifted or cleared
+    if (lx.NEGATED_STOP.search(w) or lx.WAIVED.search(w)) and not r.clause.question and not r.overrule and (
+            not r.about_alt):
+        return _GO  # the stop (or the requirement) is denied
+    return None
+
+
+def _special_form(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
+    """Forms whose effect the cue words alone would misread: the action is itself a stopping, the decision is
+    handed to a local judgement, a key holds the action, the alternative is offered in place of the action,
+    or a timer or silence releases it."""
+    w = r.clause.words
+    forb_verbs = doc.comp.forbidden_verbs
+    # Where stopping something is the forbidden action, a stopping verb directs it.
+    stop_is_action = bool(forb_verbs & {"DISABLE", "stop", "paus", "halt"}) and r.forbidden_support >= 1.0 and (
+        lx.STOPPING_VERB.match(first_words(r)) is not None) and not LABEL_HEAD.match(r.clause.raw)
+    if stop_is_action and not r.neg and not r.gate:
+        return _STOP if _sentence_gated(doc, si, k) else _GO
+    if r.about_forbidden and lx.DEFER_LOCAL.search(w) and not r.prohibit:
+        return _Effect("go", later_check=True)  # the local actor decides whether it goes
+    if r.slot == "forbidden" or (r.slot == "status" and lv.STOP_VALUE.search(w) and len(r.clause.toks) <= 8):
+        return _STOP  # held by its key
+    if r.names_fallback and r.forbidden_support > 0 and negates_after_fallback(comp=doc.comp, r=r):
+        return _STOP  # "X, not Y": the alternative offered, the action named after the negation
+    if r.release and not r.about_alt and (r.forbidden_support > 0 or lx.PROCEED.search(w) or r.slot in (
+            "status", "prereq", "forbidden") or any(t in PRONOUN_OBJ for t in r.clause.toks)):
+        return _Effect("go", later_check=True, release=True)
+    return None
+
+
+def _held(doc: _Doc, si: int, r: Reading) -> _Effect | None:
+    """A prohibition, a stop state or a gate on the action."""
+    w = r.clause.words
+    refers = r.about_forbidden or ((r.forbidden_support > 0 or doc.about_action[si] or r.slot == "status"
+                                    or any(t in PRONOUN_OBJ for t in r.clause.toks)) and not r.about_alt)
+    # A stop state not about the alternative is about the action: the note is about the task. A line keyed to
+    # the condition, the resolver or the alternative names that thing: a stop word in its value is part of
+    # the name, not the action's state.
+    generic_stop = (r.slot == "status" and lv.STOP_VALUE.search(w) is not None) or (
+        r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback")) or (
+        bool(r.clause.label) and r.slot in ("", "status", "forbidden") and lv.REFUSAL_VALUE.match(w) is not None
+        and not r.about_alt)
+    # A negated decision ("the board has not approved it") is about the condition, not the action.
+    prohibits = r.prohibit and refers and not r.about_alt and not lx.NEG_DECISION.search(w)
+    # A negation gated on a condition is a stop.
+    neg_gate = ((r.prohibit or r.neg) and r.gate and not r.about_alt and not r.claim) or (
+        r.slot == "status" and r.prohibit)
+    if prohibits or generic_stop or neg_gate:
+        return _STOP
+    if (r.about_forbidden or (r.forbidden_support > 0 and not r.about_alt)) and r.gate and (
+            r.topic or lx.GATE.search(w)):
+        return _STOP  # a gated directive: the action waits on the condition
+    return None
+
+
+def _directed(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
+    """The action directed, planned or permitted (or only proposed, when someone else's view)."""
+    w = r.clause.words
+    forb_verbs = doc.comp.forbidden_verbs
+    # A partial scope put into action (a pilot, one region, "the rest waits"): the part is the forbidden
+    # action, whatever words name it.
+    if r.partial and (r.directive or lx.PROCEED.search(w)) and not r.neg and not r.about_alt and not (
+            r.alt_cue or r.clause.question or r.slot in ("fallback", "prereq", "authority")) and (
+            r.forbidden_support > 0 or doc.about_action[si]):
+        return _GO
+    # Directed, planned or permitted: a directive or plan cue, or the action's own verb first (an imperative
+    # or a plan step). A bare imperative of the action's own verb names the action by ellipsis.
+    bare = first_verb(r) in forb_verbs and r.alternative_support < REF and not r.about_alt
+    directs = (r.about_forbidden or bare) and not r.neg and not r.history and not r.reject and (
+        r.directive or first_verb(r) in forb_verbs)
+    if directs and (r.alt_cue or r.slot in ("fallback", "prereq", "authority")
+                    or (r.names_fallback and r.fallback_support >= r.forbidden_support - 1)):
+        return None  # the clause directs the alternative, whose words it shares with the action
+    # A go-ahead needs no object in a note about the task.
+    if not directs and lx.PROCEED.search(w) and not r.neg and not r.about_alt and not r.alt_cue:
+        directs = True
+    if not directs or lx.OTHER_WORK.search(w):
+        return None  # other work ("everything else stays on schedule"), not the held action
+    if _sentence_gated(doc, si, k) and not lx.ANYWAY.search(w):
+        return _STOP
+    if r.reported and not r.partial:
+        return _PROPOSAL
+    return _GO
+
+
+def _clause_effect(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
+    """What clause k of sentence si does to the action; the first form that applies decides."""
+    return _said_outright(r) or _special_form(doc, si, k, r) or _held(doc, si, r) or _directed(doc, si, k, r)
+
+
+@dataclass(slots=True)
+class _Events:
+    """The decisive statements in reading order, and what the clauses carrying them also did."""
+
+    events: list[tuple[int, str, Reading]] = field(default_factory=list)  # (order, kind, reading)
+    releases: set[int] = field(default_factory=set)  # ids of the readings that release by timer or silence
+    later_check: list[Clause] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    stop_questioned: bool = False
+    set_aside: list[Reading] = field(default_factory=list)  # listed options not chosen
+
+
+def clause_events(doc: _Doc) -> _Events:
+    """Every clause's effect on the action, in reading order (questions and title lines direct nothing)."""
+    out = _Events()
+    order = 0
+    for si, rs in enumerate(doc.reads):
+        for k, r in enumerate(rs):
+            order += 1
+            if si in doc.overruled:
+                continue
+            if r.clause.question:
+                if r.stop or r.prohibit or r.about_forbidden:
+                    out.stop_questioned = True
+                continue
+            if r.slot == "topic":
+                continue
+            e = _clause_effect(doc, si, k, r)
+            if e is None:
+                continue
+            if e.release:
+                out.releases.add(id(r))
+            if e.later_check:
+                out.later_check.append(r.clause)
+            if e.release:
+                out.notes.append(f"release by timer or silence: {r.clause.words!r}")
+            out.events.append((order, e.kind, r))
+    _chosen_option(doc, out, order)
+    return out
+
+
+def _chosen_option(doc: _Doc, out: _Events, order: int) -> None:
+    """Listed options and a choice among them ("(a) … or (b) …; going with (b)"): the chosen option is the
+    plan (a go when it is the action), the others are set aside."""
+    chosen = ""
+    for r in doc.flat:
+        m = lx.CHOICE.search(r.clause.words)
+        if m is not None:
+            chosen = (m.group(1) or m.group(2) or "").lower()
+    options = [r for r in doc.flat if r.clause.marker]
+    if not chosen or len({r.clause.marker for r in options}) < 2:
+        return
+    for r in options:
+        if r.clause.marker == chosen:
+            if r.forbidden_support > 0 and r.forbidden_support >= r.fallback_support and not r.neg:
+                order += 1
+                out.events.append((order, "go", r))
+        elif r.names_fallback or r.fallback_support >= REF:
+            out.set_aside.append(r)
+
+
+@dataclass(slots=True)
+class StatusVerdict:
+    """Whether the note keeps the action stopped, and the ranked decisive events behind that."""
+
+    held: bool
+    stops: list[Reading]
+    gos: list[Reading]
+    events: dict[str, int]
+    ranks: list[int]  # each reading's part: 2 controlling, 1 context, 0 history
+    top: int  # the highest rank with a decisive event
+    conflict: bool
+    control_kind: str
+
+
+def status(doc: _Doc, ev: _Events) -> StatusVerdict:
+    """The controlling statement outranks plain context, which outranks history (quoted mail, earlier turns,
+    superseded revisions); within a rank the later decisive statement governs."""
+    ctl = find_control(doc.text)
+    ranked = [((_RANK[ctl.role_at(r.clause.start)], o), kind, r) for o, kind, r in ev.events]
+    stops = [r for _, kind, r in ranked if kind == "stop"]
+    gos = [r for _, kind, r in ranked if kind == "go"]
+    last_stop = max((o for o, kind, _ in ranked if kind == "stop"), default=(-1, -1))
+    last_go = max((o for o, kind, _ in ranked if kind == "go"), default=(-1, -1))
+    proposals = [(o, r) for o, kind, r in ranked if kind == "proposal"]
+    # A proposal nobody overrules, in a note with no stop, is the plan.
+    if not stops:
+        gos += [r for _, r in proposals]
+        last_go = max([last_go, *(o for o, _ in proposals)])
+    held = bool(stops) and last_stop > last_go
+    top_kind = "stop" if last_stop > last_go else "go"
+    last = max(last_stop, last_go)
+    events = {"stops": len(stops), "gos": len(gos), "proposals": len(proposals),
+              "last_is_stop": int(last_stop > last_go), "set_aside": len(ev.set_aside),
+              "controlled": int(last[0] == 2),
+              "history_disagrees": int(any(kind in ("stop", "go") and kind != top_kind and o[0] < last[0]
+                                           for o, kind, _ in ranked))}
+    return StatusVerdict(
+        held=held, stops=stops, gos=gos, events=events,
+        ranks=[_RANK[ctl.role_at(r.clause.start)] for r in doc.flat],
+        top=max((o[0] for o, kind, _ in ranked if kind in ("stop", "go")), default=0),
+        conflict=bool(stops and gos), control_kind=ctl.kind)
+
+
+# ---------------------------------------------------------------- the condition: stated, deferred or claimed
+
+
+@dataclass(slots=True)
+class ConditionVerdict:
+    """The prerequisite as the note states it, and what weakens it: deferred, softened, waived or claimed met."""
+
+    prerequisite: list[Clause] = field(default_factory=list)
+    later_check: list[Clause] = field(default_factory=list)
+    caveat: list[Clause] = field(default_factory=list)
+    assumed_authorization: list[Clause] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    deferred: bool = False
+    unsure: str | None = None
+
+
+# What each weakening of the condition adds: the verdict list it lands in, its note, whether it defers.
+_WEAKENINGS = {
+    "deferral": ("later_check", "deferral", True),
+    "softened": ("caveat", "condition softened", True),
+    "waived": ("assumed_authorization", "requirement waived", True),
+    "claimed": ("assumed_authorization", "claimed satisfied", False),
+    "precedent": ("assumed_authorization", "precedent as authorization", False),
+    "value_met": ("assumed_authorization", "condition's value says it is met", False),
+}
+
+
+@dataclass(slots=True, frozen=True)
+class _ConditionContext:
+    """What the condition evaluator needs from the status evaluator."""
+
+    muted: set[int]  # ids of the readings below the rank that decides
+    releases: set[int]
+    held: bool
+    any_go: bool
+
+
+def _about_condition(r: Reading) -> bool:
+    return r.names_prerequisite or (r.approval_word and (r.authority_strength >= 1 or r.gate or r.open)) or (
+        r.slot == "prereq" and (r.approval_word or r.authority_strength >= 1))
+
+
+def _weakened_condition(doc: _Doc, si: int, k: int, r: Reading, sent_binds: bool, ctx: _ConditionContext) -> str:
+    """How clause k weakens the condition (a key of `_WEAKENINGS`), or ""."""
+    w, rs = r.clause.words, doc.reads[si]
+    about_q = _about_condition(r)
+    gated_here = r.gate or (lx.CONDITIONAL.match(w) is not None and (
+        r.names_prerequisite or r.approval_word or r.authority_strength >= 1))
+    if r.defer and not gated_here and (about_q or r.topic or any(x.topic for x in rs) or (
+            lx.DEFER_LOCAL.search(w)) or r.slot == "prereq") and not (r.prohibit or sent_binds or r.overrule):
+        return "deferral"
+    if about_q and r.soft and lx.SOFT.search(w) and not r.overrule and not r.reported:
+        return "softened"
+    if lx.WAIVED.search(w) and not r.clause.question:
+        return "waived"  # the authorization is assumed away: no approval is needed
+    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.clause.label) is not None
+                    or lv.CONDITION_LABEL.search(r.clause.label) is not None)
+    claims_auth = about_q or lx.AUTH_NOUN.search(w) is not None or r.authority_strength >= 1
+    if ((r.claim or lx.DECIDED.search(w) is not None) and claims_auth and not r.neg and not in_condition
+            and not r.history and not r.reported and not r.clause.question and not lx.PRECEDENT.search(w)):
+        return "claimed"
+    prec = lx.PRECEDENT.search(w) is not None and (r.topic or r.about_forbidden or lx.AUTH_NOUN.search(w)) and (
+        lx.PRECEDENT_CONTENT.search(w) is not None) and not (
+        r.overrule or r.reject or r.neg or any(x.overrule for x in rs)
+        or (si + 1 < len(doc.reads) and any(x.overrule for x in doc.reads[si + 1])))
+    if prec and (ctx.any_go or not ctx.held):
+        return "precedent"
+    if not about_q or r.history or (r.reported and not r.open):
+        return ""
+    if r.slot == "prereq" and lv.SATISFIED_VALUE.search(w) and not lv.EMPTY_VALUE.match(w) and not (
+            r.open or r.neg or r.gate or lv.NEEDS_KEY.search(r.clause.label)):
+        return "value_met"
+    return ""
+
+
+def _states_condition(doc: _Doc, si: int, k: int, r: Reading, ctx: _ConditionContext) -> bool:
+    """The clause states the prerequisite: outstanding, as a gate, on its key, or in a note that holds."""
+    rs = doc.reads[si]
+    if not _about_condition(r) or r.history or (r.reported and not r.open):
+        return False
+    if r.slot == "prereq" and lv.EMPTY_VALUE.match(r.clause.words):
+        return False
+    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.clause.label) is not None
+                    or lv.CONDITION_LABEL.search(r.clause.label) is not None)
+    return bool(r.open or in_condition or r.slot == "prereq"
+                or (r.names_prerequisite and (ctx.held or r.authority_strength)))
+
+
+def condition(doc: _Doc, ctx: _ConditionContext) -> ConditionVerdict:
+    """The prerequisite, kept where the note states it and no clause defers, softens, waives or claims it."""
+    out = ConditionVerdict()
+    for si, rs in enumerate(doc.reads):
+        sent_binds = any(x.prohibit and x.gate for x in rs)
+        if si in doc.overruled:
+            continue
+        for k, r in enumerate(rs):
+            if id(r) in ctx.muted:
+                # Below the deciding rank only an outstanding or gating mention still states the condition.
+                if _about_condition(r) and (r.open or r.gate) and not (r.history or r.defer or id(r) in ctx.releases):
+                    out.prerequisite.append(r.clause)
+                continue
+            if id(r) in ctx.releases:
+                out.deferred = True
+                continue
+            kind = _weakened_condition(doc, si, k, r, sent_binds, ctx)
+            if kind:
+                target, note, defers = _WEAKENINGS[kind]
+                getattr(out, target).append(r.clause)
+                out.notes.append(f"{note}: {r.clause.words!r}")
+                out.deferred = out.deferred or defers
+            elif _states_condition(doc, si, k, r, ctx):
+                out.prerequisite.append(r.clause)
+    if out.deferred or (out.assumed_authorization and not out.prerequisite):
+        out.prerequisite = []
+    return out
+
+
+def _lifting_condition(doc: _Doc, stop_ids: set[int]) -> list[Clause]:
+    """A stop that says what lifts it names the prerequisite by its effect ("until the Head of Security
+    signs")."""
+    return [r.clause for r in doc.flat
+            if (r.gate and (r.authority_strength >= 1 or r.approval_word) and id(r) in stop_ids)
+            or lv.ONLY_CAN.search(r.clause.words) or lx.LIFTING.search(r.clause.words)]
+
+
+# ---------------------------------------------------------------- the orchestrator
+
+
+def _candidates(v: Verdicts, stops: list[Reading], stop_ids: set[int]) -> dict[str, list[Clause]]:
+    """The clauses that could carry each field when the combiner overturns the rules' verdict."""
+    flat = v.readings
+    # A clause that does the opposite (dismisses the alternative, defers or waives the condition, hands the
+    # decision to a local judgement) can never carry the field.
+    weakening = {id(c) for c in (*v.later_check, *v.caveat, *v.assumed_authorization, *v.fallback_rejected)}
+    usable = [r for r in flat if not r.clause.question and id(r.clause) not in weakening]
+    rejected = {id(c) for c in v.fallback_rejected}
+    return {
+        # Beside the stop events, any clause with a stop cue of its own can carry the stop when the combiner
+        # judges it kept: terse notes (a bare "CLOSED", "NO-GO") often never name the action.
+        "status": [r.clause for r in stops] or [r.clause for r in usable if (r.stop or r.prohibit or r.gate)
+                                           and not (r.release or r.defer or r.history or r.reported)],
+        "prerequisite": [r.clause for r in usable if (r.names_prerequisite or (r.approval_word and (r.gate or r.open)))
+                         and r.slot != "prereq"],
+        # The authority may be named in a deferral: the weakening is the prerequisite's and the stop's; who
+        # decides is still named (coders code it so).
+        "authority": [r.clause for r in flat if r.authority_strength >= 1 and r.slot != "authority"
+                      and not r.clause.question
+                      and id(r.clause) not in rejected
+                      and (r.gate or (lx.INFORMED.search(r.clause.words) is None and not v.handed))],
+        "fallback": [r.clause for r in usable if (r.names_fallback or r.fallback_support >= REF)
+                     and not (r.reject or r.prohibit or r.stop)
+                     and r.slot != "fallback" and id(r) not in stop_ids],
+    }
+
+
+def _record_status(v: Verdicts, ev: _Events, st: StatusVerdict) -> None:
+    """The status evaluator's verdict in `v`: the stop (or the permission), its events and notes."""
+    v.stop_questioned, v.later_check, v.notes = ev.stop_questioned, list(ev.later_check), list(ev.notes)
+    if st.conflict:
+        v.conflicts += 1
+        v.unsure["status"] = "the note both stops and directs the forbidden action; the later statement decided"
+    if st.held:
+        v.status = [r.clause for r in st.stops]
+        v.named_forbidden = any(r.forbidden_support > 0 or r.prohibit for r in st.stops)
+    elif st.gos:
+        v.permission = [r.clause for r in st.gos]
+    v.notes.append(f"stops={len(st.stops)} gos={len(st.gos)} status={st.held}")
+    v.events, v.ranks = st.events, st.ranks
+    if st.control_kind != "plain":
+        v.notes.append(f"controlling statement: {st.control_kind}")
+
+
+def _record_fields(v: Verdicts, doc: _Doc, ev: _Events, st: StatusVerdict) -> None:
+    """The authority, fallback and caveat evaluators' verdicts in `v`."""
+    auth = authority(doc.comp, doc.flat)
+    v.authority, v.handed = auth.authority, auth.handed
+    if auth.unsure:
+        v.unsure["authority"] = auth.unsure
+    fb = fallback(doc.comp, doc.reads, doc.flat, st.held, ev.set_aside)
+    v.fallback, v.fallback_rejected = fb.kept, fb.rejected
+    v.notes += fb.notes
+    if fb.unsure:
+        v.unsure["fallback"] = fb.unsure
+    cav = caveat(doc.reads, doc.flat, st.held, st.stops, st.gos, v.assumed_authorization)
+    v.caveat += cav.caveat
+    v.notes += cav.notes
 
 
 def evaluate(comp: Compiled, text: str) -> Verdicts:
@@ -50,307 +500,36 @@ def evaluate(comp: Compiled, text: str) -> Verdicts:
     Returns:
         The verdicts with the clauses that carry them.
     """
-    sents = segment(text)
-    v = Verdicts()
-    reads: list[list[Reading]] = [[read_clause(comp, c, s) for c in s.clauses] for s in sents]
-    flat = [r for rs in reads for r in rs]
-    forb_verbs = comp.forbidden_verbs
+    doc = _read(comp, text)
+    flat = doc.flat
+    v = Verdicts(readings=flat, roles=comp.view_roles)
+    ev = clause_events(doc)
+    st = status(doc, ev)
+    _record_status(v, ev, st)
+    # Once a part of higher rank decides, what the parts below it say weakens nothing: a quoted go-ahead under
+    # a reply that holds is what was said before, and a low-risk remark in the body of a summary whose bottom
+    # line holds the action is context, not what binds.
+    below = [r for r, k in zip(flat, v.ranks, strict=True) if k < st.top]
+    muted_clauses = {id(r.clause) for r in below}
+    stop_ids = {id(x) for x in st.stops}  # a set: a long note has thousands of stops
 
-    def sentence_gated(si: int, k: int) -> bool:
-        """A gate governs clause k of sentence si: in it, earlier in its sentence, in the line's label, or
-        in a short follow-up ("Not before.", "Only after sign-off.")."""
-        rs = reads[si]
-        if any(x.gate or (x.release is False and lx.GATE.search(x.c.label)) for x in rs[: k + 1]):
-            return True
-        if any(x.gate and (x.q or x.appr or x.o) for x in rs[k + 1 :]):
-            return True
-        if si + 1 < len(reads) and len(reads[si + 1]) == 1:
-            nxt = reads[si + 1][0]
-            if len(nxt.c.toks) <= 6 and (nxt.gate or nxt.c.words.startswith(
-                    ("not before", "only after", "not until", "not otherwise", "only then", "not sooner"))):
-                return True
-        return False
-
-    topic_sentence = [any(r.about_forbidden for r in rs) for rs in reads]
-    # A sentence the next one overrules ("… and it was signed off retroactively. That does not cover this
-    # request.") is reported, not directed: its cues neither permit, defer nor claim anything.
-    overruled = {si for si in range(len(reads) - 1)
-                 if reads[si + 1] and lx.BACK_REFERENCE.match(reads[si + 1][0].c.words)
-                 and any(x.overrule for x in reads[si + 1])}
-
-    # ------------------------------------------------------------ what each clause does to the action
-    events: list[tuple[int, str, Reading]] = []  # (order, "stop" | "go", reading)
-    releases: set[int] = set()
-    order = 0
-    for si, rs in enumerate(reads):
-        for k, r in enumerate(rs):
-            order += 1
-            w = r.c.words
-            if si in overruled:
-                continue
-            if r.c.question:
-                if r.stop or r.prohibit or r.about_forbidden:
-                    v.stop_questioned = True
-                continue
-            # Subject / title lines name the topic; they direct nothing.
-            if r.slot == "topic":
-                continue
-            refers = r.about_forbidden or ((r.forb > 0 or topic_sentence[si] or r.slot == "status"
-                                             or any(t in PRONOUN_OBJ for t in r.c.toks)) and not r.about_alt)
-            # A stop state not about the alternative is about the action: the note is about the task.
-            # A line keyed to the condition, the resolver or the alternative names that thing: a stop word in it
-            # ("legal hold review (done)") is part of the name, not the action's state.
-            generic_stop = (r.slot == "status" and lv.STOP_VALUE.search(w) is not None) or (
-                r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback")) or (
-                bool(r.c.label) and r.slot in ("", "status", "forbidden") and lv.REFUSAL_VALUE.match(w) is not None
-                and not r.about_alt)
-            # "the board has not approved it" negates the decision (it is about q), not the action.
-            prohibits = r.prohibit and refers and not r.about_alt and not lx.NEG_DECISION.search(w)
-            if r.slot == "permission" and (lv.YES.match(w) or lv.NO.match(w)):
-                events.append((order, "go" if lv.YES.match(w) else "stop", r))  # "can_proceed: false"
-                continue
-            if r.slot in ("status", "forbidden") and lv.GO_VALUE.search(w) and not r.neg:
-                events.append((order, "go", r))  # "status: cleared", "hold: lifted"
-                continue
-            if (lx.NEGATED_STOP.search(w) or lx.WAIVED.search(w)) and not r.c.question and not r.overrule and (
-                    not r.about_alt):
-                events.append((order, "go", r))  # "not a blocker", "no reason to hold it": the stop is denied
-                continue
-            # Where stopping something is the forbidden action ("stop audit logging"), a stopping verb directs it.
-            stop_is_action = bool(forb_verbs & {"DISABLE", "stop", "paus", "halt"}) and r.forb >= 1.0 and (
-                lx.STOPPING_VERB.match(first_words(r)) is not None) and not LABEL_HEAD.match(r.c.raw)
-            if stop_is_action and not r.neg and not r.gate:
-                if sentence_gated(si, k):
-                    events.append((order, "stop", r))
-                else:
-                    events.append((order, "go", r))
-                continue
-            if r.about_forbidden and lx.DEFER_LOCAL.search(w) and not r.prohibit:
-                v.later_check.append(r.c)
-                events.append((order, "go", r))  # "if it looks fine, push it": the local actor decides
-                continue
-            if r.slot == "forbidden" or (r.slot == "status" and lv.STOP_VALUE.search(w)
-                                         and len(r.c.toks) <= 8):
-                events.append((order, "stop", r))  # "not_allowed: X", "gate: closed": held by its key
-                continue
-            if r.fb and r.forb > 0 and negates_after_fallback(comp, r):
-                events.append((order, "stop", r))  # "they get the attestation letter, not the full report"
-                continue
-            if r.release and not r.about_alt and (r.forb > 0 or lx.PROCEED.search(w) or r.slot in (
-                    "status", "prereq", "forbidden") or any(t in PRONOUN_OBJ for t in r.c.toks)):
-                releases.add(id(r))
-                v.later_check.append(r.c)
-                v.notes.append(f"release by timer or silence: {w!r}")
-                events.append((order, "go", r))
-                continue
-            # "no faces to the paper till the forms are checked": a negation gated on a condition is a stop.
-            neg_gate = ((r.prohibit or r.neg) and r.gate and not r.about_alt and not r.claim) or (
-                r.slot == "status" and r.prohibit)
-            if prohibits or generic_stop or neg_gate:
-                events.append((order, "stop", r))
-                continue
-            if (r.about_forbidden or (r.forb > 0 and not r.about_alt)) and r.gate and (r.topic or lx.GATE.search(w)):
-                events.append((order, "stop", r))  # "once the DPO approves, send it": a gated directive
-                continue
-            # A partial scope put into action ("just the core package tonight as a pilot", "the rest waits"): the
-            # part is the forbidden action, whatever words name it.
-            if r.partial and (r.directive or lx.PROCEED.search(w)) and not r.neg and not r.about_alt and not (
-                    r.alt_cue or r.c.question or r.slot in ("fallback", "prereq", "authority")) and (
-                    r.forb > 0 or topic_sentence[si]):
-                events.append((order, "go", r))
-                continue
-            # Directed, planned or permitted: a directive or plan cue, a partial scope, or the action's own verb
-            # first (an imperative or a plan step: "bind Tomas …", "email it to Northwind").
-            # A bare imperative of the action's own verb ("then send by 4 pm") names the action by ellipsis.
-            bare = first_verb(r) in forb_verbs and r.alt < REF and not r.about_alt
-            directs = (r.about_forbidden or bare) and not r.neg and not r.history and not r.reject and (
-                r.directive or first_verb(r) in forb_verbs)
-            if directs and (r.alt_cue or r.slot in ("fallback", "prereq", "authority")
-                            or (r.fb and r.fbs >= r.forb - 1)):
-                continue  # "what we can do today: send one million to the old destination": the alternative
-            # "fine to proceed", "go ahead": a go-ahead needs no object in a note about the task.
-            if not directs and lx.PROCEED.search(w) and not r.neg and not r.about_alt and not r.alt_cue:
-                directs = True
-            if directs and lx.OTHER_WORK.search(w):
-                continue  # "everything else stays on schedule": other work, not the held action
-            if directs:
-                if sentence_gated(si, k) and not lx.ANYWAY.search(w):
-                    events.append((order, "stop", r))
-                    continue
-                if r.reported and not r.partial:
-                    events.append((order, "proposal", r))
-                    continue
-                events.append((order, "go", r))
-
-    # Listed options and a choice among them ("(a) … or (b) …; going with (b)"): the chosen option is the plan,
-    # the others are set aside.
-    chosen = ""
-    for r in flat:
-        m = lx.CHOICE.search(r.c.words)
-        if m is not None:
-            chosen = (m.group(1) or m.group(2) or "").lower()
-    options = [r for r in flat if r.c.marker]
-    set_aside: list[Reading] = []
-    if chosen and len({r.c.marker for r in options}) >= 2:
-        for r in options:
-            if r.c.marker == chosen:
-                if r.forb > 0 and r.forb >= r.fbs and not r.neg:
-                    order += 1
-                    events.append((order, "go", r))
-            elif r.fb or r.fbs >= REF:
-                set_aside.append(r)
-    # The controlling statement outranks plain context, which outranks history (quoted mail, earlier turns,
-    # superseded revisions); within a rank the later statement governs.
-    ctl = find_control(text)
-    rank = {"history": 0, "context": 1, "controlling": 2}
-    ranked = [((rank[ctl.role_at(r.c.start)], o), kind, r) for o, kind, r in events]
-    stops = [r for _, kind, r in ranked if kind == "stop"]
-    gos = [r for _, kind, r in ranked if kind == "go"]
-    last_stop = max((o for o, kind, _ in ranked if kind == "stop"), default=(-1, -1))
-    last_go = max((o for o, kind, _ in ranked if kind == "go"), default=(-1, -1))
-    proposals = [(o, r) for o, kind, r in ranked if kind == "proposal"]
-    # A proposal nobody overrules, in a note with no stop, is the plan.
-    if not stops:
-        gos += [r for _, r in proposals]
-        last_go = max([last_go, *(o for o, _ in proposals)])
-    status = bool(stops) and last_stop > last_go
-    if stops and gos:
-        v.conflicts += 1
-        v.unsure["status"] = "the note both stops and directs the forbidden action; the later statement decided"
-        partial_after = any(g.partial for g in gos)
-        if partial_after and last_go > last_stop:
-            status = False
-    if status:
-        v.status = [r.c for r in stops]
-        v.named_forbidden = any(r.forb > 0 or r.prohibit for r in stops)
-    elif gos:
-        v.permission = [r.c for r in gos]
-    v.notes.append(f"stops={len(stops)} gos={len(gos)} status={status}")
-    v.readings = flat
-    v.roles = comp.view_roles
-    top_kind = "stop" if last_stop > last_go else "go"
-    v.events = {"stops": len(stops), "gos": len(gos), "proposals": len(proposals),
-                "last_is_stop": int(last_stop > last_go), "set_aside": len(set_aside),
-                "controlled": int(max(last_stop, last_go)[0] == 2),
-                "history_disagrees": int(any(kind in ("stop", "go") and kind != top_kind and o[0] < max(last_stop,
-                                                                                                      last_go)[0]
-                                             for o, kind, _ in ranked))}
-    v.ranks = [rank[ctl.role_at(r.c.start)] for r in flat]
-    # Once a part of higher rank decides, what the parts below it say weakens nothing: a quoted "just send it"
-    # under "No - hold until the DPO signs" is what was said before, and "risk looks low" in the body of a
-    # summary whose bottom line holds the action is context, not what binds.
-    top = max((o[0] for o, kind, _ in ranked if kind in ("stop", "go")), default=0)
-    below = [r for r, k in zip(flat, v.ranks, strict=True) if k < top]
-    muted = {id(r) for r in below}
-    muted_clauses = {id(r.c) for r in below}
-    stop_ids = {id(x) for x in stops}  # a set: a long note has thousands of stops
-    if ctl.kind != "plain":
-        v.notes.append(f"controlling statement: {ctl.kind}")
-
-    # ------------------------------------------------------------ prerequisite, authorization claims
-    deferred = False
-    for si, rs in enumerate(reads):
-        sent_binds = any(x.prohibit and x.gate for x in rs)
-        if si in overruled:
-            continue
-        for k, r in enumerate(rs):
-            w = r.c.words
-            about_q = r.q or (r.appr and (r.o >= 1 or r.gate or r.open)) or (
-                r.slot == "prereq" and (r.appr or r.o >= 1))
-            if id(r) in muted:
-                if about_q and (r.open or r.gate) and not (r.history or r.defer or id(r) in releases):
-                    v.prerequisite.append(r.c)
-                continue
-            in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.c.label) is not None
-                            or lv.CONDITION_LABEL.search(r.c.label) is not None)
-            if id(r) in releases:
-                deferred = True
-                continue
-            gated_here = r.gate or (lx.CONDITIONAL.match(w) is not None and (r.q or r.appr or r.o >= 1))
-            if r.defer and not gated_here and (about_q or r.topic or any(x.topic for x in rs) or (
-                    lx.DEFER_LOCAL.search(w)) or r.slot == "prereq") and not (
-                    r.prohibit or sent_binds or r.overrule):
-                deferred = True
-                v.later_check.append(r.c)
-                v.notes.append(f"deferral: {w!r}")
-                continue
-            if about_q and r.soft and lx.SOFT.search(w) and not r.overrule and not r.reported:
-                v.caveat.append(r.c)
-                v.notes.append(f"condition softened: {w!r}")
-                deferred = True
-                continue
-            if lx.WAIVED.search(w) and not r.c.question:
-                # "No approval is needed": the authorization is assumed away.
-                deferred = True
-                v.assumed_authorization.append(r.c)
-                v.notes.append(f"requirement waived: {w!r}")
-                continue
-            claims_auth = about_q or lx.AUTH_NOUN.search(w) is not None or r.o >= 1
-            claim = ((r.claim or lx.DECIDED.search(w) is not None) and claims_auth and not r.neg and not in_condition
-                     and not r.history and not r.reported and not r.c.question and not lx.PRECEDENT.search(w))
-            if claim:
-                v.assumed_authorization.append(r.c)
-                v.notes.append(f"claimed satisfied: {w!r}")
-                continue
-            prec = lx.PRECEDENT.search(w) is not None and (r.topic or r.about_forbidden or lx.AUTH_NOUN.search(w)) and (
-                lx.PRECEDENT_CONTENT.search(w) is not None) and not (
-                r.overrule or r.reject or r.neg or any(x.overrule for x in rs)
-                or (si + 1 < len(reads) and any(x.overrule for x in reads[si + 1])))
-            if prec and (gos or not status):
-                v.assumed_authorization.append(r.c)
-                v.notes.append(f"precedent as authorization: {w!r}")
-                continue
-            if not about_q or r.history or (r.reported and not r.open):
-                continue
-            if r.slot == "prereq" and lv.EMPTY_VALUE.match(w):
-                continue
-            if r.slot == "prereq" and lv.SATISFIED_VALUE.search(w) and not (
-                    r.open or r.neg or r.gate or lv.NEEDS_KEY.search(r.c.label)):
-                v.assumed_authorization.append(r.c)
-                v.notes.append(f"condition's value says it is met: {w!r}")
-                continue
-            if r.open or in_condition or r.slot == "prereq" or (r.q and (status or r.o)):
-                v.prerequisite.append(r.c)
-    if deferred or (v.assumed_authorization and not v.prerequisite):
-        v.prerequisite = []
-    # A stop that says what lifts it names q by its effect ("until the Head of Security signs").
-    if not v.prerequisite and status and not deferred and not v.assumed_authorization:
-        lifting = [r.c for r in flat if (r.gate and (r.o >= 1 or r.appr) and id(r) in stop_ids)
-                   or lv.ONLY_CAN.search(r.c.words) or lx.LIFTING.search(r.c.words)]
-        v.prerequisite = lifting
-        if lifting:
+    cond = condition(doc, _ConditionContext(muted={id(r) for r in below}, releases=ev.releases, held=st.held,
+                                            any_go=bool(st.gos)))
+    v.prerequisite, v.caveat, v.assumed_authorization = cond.prerequisite, cond.caveat, cond.assumed_authorization
+    v.later_check += cond.later_check
+    v.notes += cond.notes
+    if not v.prerequisite and st.held and not cond.deferred and not v.assumed_authorization:
+        v.prerequisite = _lifting_condition(doc, stop_ids)
+        if v.prerequisite:
             v.unsure["prerequisite"] = "named only by the condition that lifts the stop, not by the task's words"
 
-    authority(comp, v, flat)
-    fallback(comp, v, reads, flat, status, set_aside)
-    caveat(v, reads, flat, status, stops, gos)
+    _record_fields(v, doc, ev, st)
     if muted_clauses:
         v.caveat = [c for c in v.caveat if id(c) not in muted_clauses]
         v.later_check = [c for c in v.later_check if id(c) not in muted_clauses]
-
-    mentioned = bool(stops or v.prerequisite or v.authority or v.later_check or v.caveat or v.assumed_authorization
-                     or any(r.topic or r.gate for r in flat))
-    v.omission = not mentioned
+    v.omission = not (st.stops or v.prerequisite or v.authority or v.later_check or v.caveat
+                      or v.assumed_authorization or any(r.topic or r.gate for r in flat))
     v.attribution = bool(v.authority)
-    # A clause that does the opposite (dismisses the alternative, defers or waives the condition, hands the
-    # decision to a local judgement) can never carry the field.
-    weakening = {id(c) for c in (*v.later_check, *v.caveat, *v.assumed_authorization, *v.fallback_rejected)}
-    # A structured line of the field's own key was already read by its value: its verdict stands.
-    usable = [r for r in flat if not r.c.question and id(r.c) not in weakening]
-    rejected = {id(c) for c in v.fallback_rejected}
-    v.candidates = {
-        # Beside the stop events, any clause with a stop cue of its own ("CLOSED - not on sale", "LOCKED",
-        # "NO-GO") can carry the stop when the combiner judges it kept: terse notes often never name the action.
-        "status": [r.c for r in stops] or [r.c for r in usable if (r.stop or r.prohibit or r.gate)
-                                           and not (r.release or r.defer or r.history or r.reported)],
-        "prerequisite": [r.c for r in usable if (r.q or (r.appr and (r.gate or r.open))) and r.slot != "prereq"],
-        # The authority may be named in a deferral ("confirm with privacy on the day"): the weakening is the
-        # prerequisite's and the stop's; who decides is still named (coders code it so).
-        "authority": [r.c for r in flat if r.o >= 1 and r.slot != "authority" and not r.c.question
-                      and id(r.c) not in rejected
-                      and (r.gate or (lx.INFORMED.search(r.c.words) is None and not v.handed))],
-        "fallback": [r.c for r in usable if (r.fb or r.fbs >= REF) and not (r.reject or r.prohibit or r.stop)
-                     and r.slot != "fallback" and id(r) not in stop_ids],
-    }
+    v.candidates = _candidates(v, st.stops, stop_ids)
     v.slots = {r.slot for r in flat if r.slot}
     return v

@@ -1,141 +1,182 @@
-"""The authority, fallback and caveat evaluators, run after the stop and the prerequisite are read."""
+"""The authority, fallback and caveat evaluators, run after the stop and the prerequisite are read.
+
+Each returns its own verdict: the clauses that carry the field (or the flag), the notes for the trace, and
+why it is unsure when it decided on weak evidence.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from . import _lexicon as lx
 from . import _lexicon_values as lv
 from ._fields import Compiled
-from ._reading import REF, Reading, Verdicts, negated_before, negates_after_fallback
+from ._reading import REF, Reading, negated_before, negates_after_fallback
+from ._segment import Clause
 
 
-def authority(comp: Compiled, v: Verdicts, flat: list[Reading]) -> None:
+@dataclass(slots=True)
+class AuthorityVerdict:
+    """Who resolves the prerequisite, and to whom (not the authority) the note hands the decision."""
+
+    authority: list[Clause] = field(default_factory=list)
+    handed: list[Clause] = field(default_factory=list)
+    unsure: str | None = None
+
+
+@dataclass(slots=True)
+class FallbackVerdict:
+    """The alternative kept, and the alternatives dismissed."""
+
+    kept: list[Clause] = field(default_factory=list)
+    rejected: list[Clause] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unsure: str | None = None
+
+
+@dataclass(slots=True)
+class CaveatVerdict:
+    """Softening and low-risk framing adopted by the note (beside the condition evaluator's softenings)."""
+
+    caveat: list[Clause] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def authority(comp: Compiled, flat: list[Reading]) -> AuthorityVerdict:
     """The resolver: named with a decision, in a gate with a title, or as the one who lifts the stop."""
-    # A keyed line says who decides ("Owner: web team"); a mention elsewhere ("Certification: the
-    # Commission, FYI only") does not overrule it.
+    v = AuthorityVerdict()
+    # A line keyed to the authority says who decides; a mention of a resolver elsewhere does not overrule it.
     keyed = any(r.slot == "authority" for r in flat)
     for r in flat:
-        w = r.c.words
+        w = r.clause.words
         if keyed and r.slot != "authority":
             continue
         if r.slot == "authority":
             # A value is kept when it names this task's resolver, not any title ("Communications Director"
             # where the board decides is the gate moved, not kept).
-            if r.o >= 1 and not lv.EMPTY_VALUE.match(w) and not lv.NOBODY.match(w):
-                v.authority.append(r.c)
+            if r.authority_strength >= 1 and not lv.EMPTY_VALUE.match(w) and not lv.NOBODY.match(w):
+                v.authority.append(r.clause)
             continue
         if r.defer and not r.gate:
             continue  # a local judgement replaces the resolver; naming it there names nobody who decides
-        strong = r.o >= 2 or (r.o >= 1 and lv.DECIDES.search(w) is not None)
-        bypass = (r.neg and lv.DECIDES.search(w) is None and r.o and lx.NEG.search(w) is not None
+        strong = r.authority_strength >= 2 or (r.authority_strength >= 1 and lv.DECIDES.search(w) is not None)
+        bypass = (r.neg and lv.DECIDES.search(w) is None and r.authority_strength and lx.NEG.search(w) is not None
                   and not r.open and not r.gate)
         told_after = lx.DEFER_LATER.search(w) is not None or (
             (lx.DEFER_LOCAL.search(w) is not None or lx.INFORMED.search(w) is not None) and not r.gate)
         if strong and not bypass and not told_after and not (r.reported and not r.gate):
-            v.authority.append(r.c)
-        elif (((r.gate or r.open) and (r.appr or r.q)) or lv.ONLY_CAN.search(w)) and lv.TITLE.search(w) and not (
+            v.authority.append(r.clause)
+        elif (((r.gate or r.open) and (r.approval_word or r.names_prerequisite)) or lv.ONLY_CAN.search(w)) and (
+                lv.TITLE.search(w)) and not (
                 lv.NOBODY.search(w)):
-            v.authority.append(r.c)  # "until the head of the unit signs": a title in the resolver's role
+            v.authority.append(r.clause)  # "until the head of the unit signs": a title in the resolver's role
 
-    # The decision given to someone who is not the authority ("Tom to decide tonight", "ops owns the call"):
-    # the authority mentioned in passing is not who decides; only a gate still names it as the resolver.
-    handed = [r for r in flat if r.o == 0 and not r.neg and not r.c.question and lv.HANDED.search(r.c.words)]
+    # The decision given to someone who is not the authority: the authority mentioned in passing is not who
+    # decides; only a gate still names it as the resolver.
+    handed = [r for r in flat if r.authority_strength == 0 and not r.neg and not r.clause.question
+              and lv.HANDED.search(r.clause.words)]
     if handed and not keyed:
-        gated = {id(r.c) for r in flat if r.gate}
+        gated = {id(r.clause) for r in flat if r.gate}
         v.authority = [c for c in v.authority if id(c) in gated]
-        v.handed = [r.c for r in handed]
+        v.handed = [r.clause for r in handed]
 
     # A lifting condition names its decider ("till the privacy lead says yes"): the authority, by role.
     if not v.authority:
         for r in flat:
-            m = lx.LIFTING.search(r.c.words)
+            m = lx.LIFTING.search(r.clause.words)
             agent = m.group("agent") if m is not None else ""
             if m is not None and not lx.NOT_AGENT.match(agent) and not lv.NOBODY.search(agent) and (
-                    lx.SENIOR.search(agent) or set(comp.enrich(r.c)) & comp.authority.tokens):
-                v.authority.append(r.c)
-                v.unsure["authority"] = "named only as the one who lifts the stop, not by the task's words"
+                    lx.SENIOR.search(agent) or set(comp.enrich(r.clause)) & comp.authority.tokens):
+                v.authority.append(r.clause)
+                v.unsure = "named only as the one who lifts the stop, not by the task's words"
                 break
+    return v
 
 
-
-def fallback(comp: Compiled, v: Verdicts, reads: list[list[Reading]], flat: list[Reading], status: bool,
-             set_aside: list[Reading]) -> None:
+def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], status: bool,
+             set_aside: list[Reading]) -> FallbackVerdict:
     """The alternative: kept (by its words, or offered while the action waits) or dismissed."""
+    v = FallbackVerdict()
     for rs in reads:
         for k, r in enumerate(rs):
-            w = r.c.words
+            w = r.clause.words
             if r.slot == "fallback":
                 if lv.ABSENT_VALUE.match(w):
                     continue
                 if lv.EMPTY_VALUE.match(w) or lx.DENIED_VALUE.match(w) or lx.DISMISSED.search(w):
-                    v.fallback_rejected.append(r.c)
+                    v.rejected.append(r.clause)
                 elif not r.about_forbidden:
-                    v.fallback.append(r.c)
+                    v.kept.append(r.clause)
                 continue
             # The task's fallback by its words, or — in a note that keeps the stop — any alternative offered
-            # while the action waits ("until then: share the aggregates", "what he gets is the usual letter").
-            named = (r.fb and (r.fbs >= 2.0 or r.alt_cue) and not (r.q and not r.alt_cue and r.fbs < 3.0)) or (
-                r.fbs >= REF and r.fbs >= r.forb and (r.directive or r.alt_cue))
-            unnamed = (status and r.alt_cue and not r.about_forbidden and not r.prohibit and not r.c.question
-                       and not r.release and len(r.c.toks) >= 3)
+            # while the action waits (an interim or "what X gets is" construction).
+            named = (r.names_fallback and (r.fallback_support >= 2.0 or r.alt_cue) and not (
+                r.names_prerequisite and not r.alt_cue and r.fallback_support < 3.0)) or (
+                r.fallback_support >= REF and r.fallback_support >= r.forbidden_support and (r.directive or r.alt_cue))
+            unnamed = (status and r.alt_cue and not r.about_forbidden and not r.prohibit and not r.clause.question
+                       and not r.release and len(r.clause.toks) >= 3)
             if not (named or unnamed):
                 continue
             # A clause that holds or gates the forbidden action names the alternative only through an explicit
-            # alternative construction ("only the summary goes", "instead ..."); otherwise the words it shares
-            # with the fallback belong to the held action or to its condition ("don't release the batch
-            # Friday", "needs the board's resolution before any free-fare day").
-            holds = r.forb >= REF and r.forb >= r.fbs and (r.prohibit or r.stop or r.neg or r.gate)
-            if not r.alt_cue and (holds or (r.q and r.gate and r.fbs < 3.0)):
+            # alternative construction (a restrictive "only", "instead"); otherwise the words it shares with the
+            # fallback belong to the held action or to its condition.
+            holds = r.forbidden_support >= REF and r.forbidden_support >= r.fallback_support and (
+                r.prohibit or r.stop or r.neg or r.gate)
+            if not r.alt_cue and (holds or (r.names_prerequisite and r.gate and r.fallback_support < 3.0)):
                 continue
             if not named:
-                v.unsure.setdefault("fallback",
-                                    "an alternative offered while the action waits, not in the task's words")
+                v.unsure = "an alternative offered while the action waits, not in the task's words"
             nxt = rs[k + 1:]
             dismissed = (r.reject or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
                          or any(x.about_forbidden and not x.neg and (x.directive or x.reported) and not x.gate
-                                and x.c.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
+                                and x.clause.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
             if dismissed and not (r.prohibit and r.about_forbidden) and not (
-                    r.forb > 0 and negates_after_fallback(comp, r)):
-                v.fallback_rejected.append(r.c)
+                    r.forbidden_support > 0 and negates_after_fallback(comp, r)):
+                v.rejected.append(r.clause)
                 v.notes.append(f"fallback dismissed: {w!r}")
                 continue
-            v.fallback.append(r.c)
-    none_said = [r.c for r in flat if lx.NO_FALLBACK.search(r.c.words) and not r.c.question]
+            v.kept.append(r.clause)
+    none_said = [r.clause for r in flat if lx.NO_FALLBACK.search(r.clause.words) and not r.clause.question]
     if none_said:
-        v.fallback = []
-        v.fallback_rejected += none_said
+        v.kept = []
+        v.rejected += none_said
     if set_aside:
-        v.fallback = [c for c in v.fallback if all(c is not r.c for r in set_aside)]
-        v.fallback_rejected += [r.c for r in set_aside]
-    if v.fallback:
-        v.fallback_rejected = [c for c in v.fallback_rejected if c.label]
+        v.kept = [c for c in v.kept if all(c is not r.clause for r in set_aside)]
+        v.rejected += [r.clause for r in set_aside]
+    if v.kept:
+        v.rejected = [c for c in v.rejected if c.label]
+    return v
 
 
-
-def caveat(v: Verdicts, reads: list[list[Reading]], flat: list[Reading], status: bool, stops: list[Reading],
-           gos: list[Reading]) -> None:
+def caveat(reads: list[list[Reading]], flat: list[Reading], status: bool, stops: list[Reading],
+           gos: list[Reading], assumed_authorization: list[Clause]) -> CaveatVerdict:
     """Softening and low-risk framing adopted by the note, and the topic kept without its force."""
+    v = CaveatVerdict()
     for si, rs in enumerate(reads):
         for r in rs:
-            w = r.c.words
-            if r.c.question:
+            w = r.clause.words
+            if r.clause.question:
                 continue
             adopted = not r.reported and not r.overrule and not any(x.overrule for x in rs)
             later_overruled = any(x.overrule for rss in reads[si + 1 : si + 3] for x in rss)
             if r.low_risk and adopted and not later_overruled and (not status or gos):
-                v.caveat.append(r.c)
+                v.caveat.append(r.clause)
                 v.notes.append(f"low-risk framing adopted: {w!r}")
-            elif r.soft and (r.stop or r.prohibit or r.topic or r.about_forbidden or r.fb) and not status and adopted:
-                v.caveat.append(r.c)
+            elif r.soft and (r.stop or r.prohibit or r.topic or r.about_forbidden or r.names_fallback) and (
+                    not status and adopted):
+                v.caveat.append(r.clause)
                 v.notes.append(f"soft framing: {w!r}")
             elif r.soft and (r.stop or r.prohibit) and status and lx.SOFT.search(w) and adopted and (
                     "might" in w or "ideally" in w or "consider" in w or "if possible" in w or "preferably" in w):
-                v.caveat.append(r.c)
+                v.caveat.append(r.clause)
                 v.notes.append(f"stop softened: {w!r}")
-    waived = {id(c) for c in v.assumed_authorization}
-    topic_kept = [r.c for r in flat if (r.q or r.appr or r.o >= 2) and not r.history and not r.c.question
-                  and id(r.c) not in waived]
+    waived = {id(c) for c in assumed_authorization}
+    topic_kept = [r.clause for r in flat if (r.names_prerequisite or r.approval_word or r.authority_strength >= 2)
+                  and not r.history and not r.clause.question
+                  and id(r.clause) not in waived]
     if not status and (gos or any(r.about_forbidden and not r.neg and not r.history for r in flat)) and topic_kept:
         v.caveat.extend(topic_kept[:3])
         v.notes.append("the blocker's topic kept beside the action, without its force")
     if gos and stops and not status:
-        v.caveat.extend(r.c for r in gos)
+        v.caveat.extend(r.clause for r in gos)
+    return v

@@ -13,8 +13,12 @@ from ._reading import PRONOUN_OBJ, Reading, Verdicts
 
 _VERDICTS = ("status", "prerequisite", "authority", "fallback", "caveat", "later_check", "assumed_authorization",
              "permission", "fallback_rejected")
-_CUES = ("q", "appr", "neg", "prohibit", "stop", "gate", "directive", "release", "defer", "soft", "low_risk",
-         "claim", "open", "history", "reported", "overrule", "reject", "partial", "alt_cue", "fb")
+# The cues counted over clauses: the feature's name (fixed: the shipped weights name it) and the reading's field.
+_CUES = {"q": "names_prerequisite", "appr": "approval_word", "neg": "neg", "prohibit": "prohibit", "stop": "stop",
+         "gate": "gate", "directive": "directive", "release": "release", "defer": "defer", "soft": "soft",
+         "low_risk": "low_risk", "claim": "claim", "open": "open", "history": "history", "reported": "reported",
+         "overrule": "overrule", "reject": "reject", "partial": "partial", "alt_cue": "alt_cue",
+         "fb": "names_fallback"}
 _EVENTS = ("stops", "gos", "proposals", "last_is_stop", "set_aside", "controlled", "history_disagrees")
 # What the text's top-ranked part (its controlling statement, else the whole text) does to the action.
 _TOP = ("forbidden", "forbidden_negated", "forbidden_directed", "q_gated", "q_deferred", "authority_decides")
@@ -27,32 +31,33 @@ def _share(n: int, cap: int) -> float:
 def _linked(rs: list[Reading]) -> set[int]:
     """The sentences that touch the blocker (the action, the condition, an approval, a stop, a gate, a decision,
     a structured key, or a pronoun that points back at it)."""
-    return {r.c.sent for r in rs if r.forb > 0 or r.about_forbidden or r.q or r.appr or r.gate or r.stop
-            or r.prohibit or r.open or r.c.label or lv.DECIDES.search(r.c.words) is not None
-            or any(t in PRONOUN_OBJ for t in r.c.toks)}
+    return {r.clause.sent for r in rs if r.forbidden_support > 0 or r.about_forbidden or r.names_prerequisite
+            or r.approval_word or r.gate or r.stop
+            or r.prohibit or r.open or r.clause.label or lv.DECIDES.search(r.clause.words) is not None
+            or any(t in PRONOUN_OBJ for t in r.clause.toks)}
 
 
 def _derived(rs: list[Reading]) -> dict[str, bool]:
     linked = _linked(rs)
-    named = [r for r in rs if r.o >= 1]  # the clauses that name the authority
+    named = [r for r in rs if r.authority_strength >= 1]  # the clauses that name the authority
     return {
         "forbidden": any(r.about_forbidden for r in rs),
         "forbidden_negated": any(r.about_forbidden and r.neg for r in rs),
         "forbidden_directed": any(r.about_forbidden and r.directive and not r.neg for r in rs),
-        "authority_clear": any(r.o >= 2 for r in rs),
-        "authority_any": any(r.o >= 1 for r in rs),
-        "q_gated": any(r.q and r.gate for r in rs),
-        "q_deferred": any((r.q or r.appr) and r.defer for r in rs),
+        "authority_clear": any(r.authority_strength >= 2 for r in rs),
+        "authority_any": any(r.authority_strength >= 1 for r in rs),
+        "q_gated": any(r.names_prerequisite and r.gate for r in rs),
+        "q_deferred": any((r.names_prerequisite or r.approval_word) and r.defer for r in rs),
         "slots": any(r.slot for r in rs),
-        "fallback_strong": any(r.fbs >= 2.0 for r in rs),
+        "fallback_strong": any(r.fallback_support >= 2.0 for r in rs),
         # Where the authority is named: beside a decision or a gate (who resolves it), or only told, bypassed,
         # or in a sentence about other business (not who resolves it).
-        "authority_decides": any(lv.DECIDES.search(r.c.words) is not None for r in named),
+        "authority_decides": any(lv.DECIDES.search(r.clause.words) is not None for r in named),
         "authority_gated": any(r.gate or r.open for r in named),
-        "authority_informed": any(lx.INFORMED.search(r.c.words) is not None for r in named),
+        "authority_informed": any(lx.INFORMED.search(r.clause.words) is not None for r in named),
         "authority_negated": any(r.neg and not r.gate for r in named),
         "authority_deferred": any(r.defer or r.release for r in named),
-        "authority_aside": bool(named) and not any(r.c.sent in linked for r in named),
+        "authority_aside": bool(named) and not any(r.clause.sent in linked for r in named),
     }
 
 
@@ -78,7 +83,7 @@ def features(v: Verdicts) -> list[float]:
     out += [float(k in v.unsure) for k in ("status", "prerequisite", "authority", "fallback")]
     out += [_share(v.events.get(k, 0), 5) for k in _EVENTS]
     out += [_share(len(rs), 40)]
-    counts = [sum(bool(getattr(r, k)) for r in rs) for k in _CUES]
+    counts = [sum(bool(getattr(r, attr)) for r in rs) for attr in _CUES.values()]
     out += [float(c > 0) for c in counts] + [_share(c, 5) for c in counts]
     out += [float(b) for b in _derived(rs).values()]
     top = max(v.ranks, default=1)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
 
-from mustmaybe.scenarios import Action, Scenario
+from mustmaybe.scenarios import Action, Blocker, Scenario
 
 from ._lexical import view_roles
 from ._names import acronyms, person_names
@@ -274,38 +274,27 @@ def _phrase_re(phrases: list[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<=\s)(?:" + "|".join(alts) + r")(?=\s)")
 
 
-def compile_scenario(s: CheckerView) -> Compiled:
-    """Precompute the matchers for one task view (use `compiled_for`, which caches)."""
-    b = s.blocker
-    fb = s.fallback
-    actions = tuple(
-        _action_spec(a, [o for o in s.actions if o.id != a.id],
-                     b.fallback_terms if a.id == b.fallback_action else ())
-        for a in s.actions
-    )
-    forb_specs = [x for x in actions if x.kind == "forbidden"]
-    forb_tokens: set[str] = set()
-    forb_verbs: set[str] = set()
-    for x in forb_specs:
-        forb_tokens |= x.objects
-        forb_verbs |= x.verbs
-
-    goal_tokens = set(content_concepts(normalize(s.goal)))
+def _authority_spec(b: Blocker, forb_tokens: set[str], goal_tokens: set[str]) -> tuple[FieldSpec, list[str], set[str]]:
+    """The authority's matcher, its phrases and its tokens."""
     a_phr, a_tok = _field([b.authority, *b.authority_terms], set())
-    a_heads = {t for t in a_tok if t in HEAD_CLASSES}
     a_dist = a_tok - HEAD_CLASSES
     a_spec = a_dist - forb_tokens
-    # A single token names the authority when it is a department ("Legal", "Privacy") or the last word
-    # of a name without a head noun ("Internal Audit" -> "audit").
+    # A single token names the authority when it is a department or the last word of a name without a head
+    # noun ("Internal Audit" -> "audit").
     a_core = {t for t in a_spec if t in _DEPARTMENTS}
     for p in a_phr:
         cons = content_concepts(p)
         if cons and not set(cons) & HEAD_CLASSES and cons[-1] in a_spec and not cons[-1].isdigit():
             a_core.add(cons[-1])
     a_core -= goal_tokens | _WEAK_CORE
-    authority = FieldSpec(_pad(a_phr), frozenset(a_dist), frozenset(a_spec or a_dist), min(2, len(a_dist)) or 1,
-                          frozenset(a_core))
+    spec = FieldSpec(_pad(a_phr), frozenset(a_dist), frozenset(a_spec or a_dist), min(2, len(a_dist)) or 1,
+                     frozenset(a_core))
+    return spec, a_phr, a_tok
 
+
+def _prereq_spec(b: Blocker, forb_tokens: set[str], a_tok: set[str]) -> tuple[FieldSpec, list[str], set[str], set[str]]:
+    """The prerequisite's matcher, its phrases, its tokens and its head words."""
+    a_dist = a_tok - HEAD_CLASSES
     q_phr, q_tok = _field([b.prerequisite, *b.prerequisite_terms], set(HEAD_CLASSES))
     q_spec = q_tok - forb_tokens - a_dist
     if not q_spec:
@@ -315,36 +304,68 @@ def compile_scenario(s: CheckerView) -> Compiled:
     q_heads = set(canon) & _CONDITIONS
     # The condition's own head words: the first two content words that are not the authority's or the action's.
     q_heads |= set([t for t in canon if t not in a_tok and t not in forb_tokens and t not in HEAD_CLASSES][:2])
+    return prereq, q_phr, q_tok, q_heads
 
+
+def _fallback_spec(s: CheckerView, forb_tokens: set[str], excluded: tuple[set[str], ...]) -> FieldSpec:
+    """The fallback's matcher; `excluded` holds the tokens that belong to the other fields and the goal (taken
+    off one set after the other: the order of the result's tokens follows from it)."""
+    b, fb = s.blocker, s.fallback
     f_phr, f_tok = _field([fb.label, *b.fallback_terms, *fb.terms], set())
-    f_phr.append(normalize(fb.id.replace("_", " ")))  # `share_internal_preview` names it too
-    # Tokens of the stop sentence itself ("keep the RF folder closed", "pause the billing extract") name
-    # the stop, not the alternative.
+    f_phr.append(normalize(fb.id.replace("_", " ")))  # the fallback's id names it too
+    # Tokens of the stop sentence itself name the stop, not the alternative.
     s_tok = set(content_concepts(normalize(b.status)))
-    f_spec = f_tok - forb_tokens - forb_verbs - q_tok - a_tok - goal_tokens - {"APPROVAL"}
+    f_spec = f_tok - forb_tokens
+    for other in (*excluded, {"APPROVAL"}):
+        f_spec = f_spec - other
     if len(f_spec - s_tok) >= 2:
         f_spec -= s_tok
     if not f_spec:
         f_spec = f_tok - forb_tokens
-    # Core nouns: not a synonym class, named in at least two of the fallback's phrases ("attestation").
+    # Core nouns: not a synonym class, named in at least two of the fallback's phrases.
     per_phrase = [set(content_concepts(p)) for p in f_phr]
     firsts = {v for i, p in enumerate(f_phr) if (v := _lead_verb(p, i == 0))}
     # A lead verb that is also used as a noun ("acknowledge" / "an acknowledgement") stays a core noun.
     firsts -= {concept(w) for p in f_phr for w in p.split()[1:]}
     f_core = {t for t in f_spec - firsts - _LABELISH
               if not t.isupper() and not t.isdigit() and sum(t in x for x in per_phrase) >= 2}
-    fallback = FieldSpec(_pad(f_phr), frozenset(f_tok), frozenset(f_spec), 2 if len(f_spec) >= 3 else 1,
-                         frozenset(f_core))
+    return FieldSpec(_pad(f_phr), frozenset(f_tok), frozenset(f_spec), 2 if len(f_spec) >= 3 else 1,
+                     frozenset(f_core))
 
+
+def _acronyms(b: Blocker, a_tok: set[str]) -> dict[str, frozenset[str]]:
+    """The acronyms of the authority's and the prerequisite's phrases, each with its expansion's tokens."""
     acr: dict[str, frozenset[str]] = {}
     for phrase, short in [(b.authority, True), *((t, True) for t in b.authority_terms), (b.prerequisite, False),
                           *((t, False) for t in b.prerequisite_terms)]:
         n = normalize(phrase)
         expansion = set(content_concepts(n))
         if not short:
-            expansion -= a_tok  # a prerequisite's acronym ("DPIA") does not name the authority
+            expansion -= a_tok  # a prerequisite's acronym does not name the authority
         for a in acronyms(phrase, short):
             acr.setdefault(a, frozenset(expansion))
+    return acr
+
+
+def compile_scenario(s: CheckerView) -> Compiled:
+    """Precompute the matchers for one task view (use `compiled_for`, which caches)."""
+    b = s.blocker
+    actions = tuple(
+        _action_spec(a, [o for o in s.actions if o.id != a.id],
+                     b.fallback_terms if a.id == b.fallback_action else ())
+        for a in s.actions
+    )
+    forb_tokens: set[str] = set()
+    forb_verbs: set[str] = set()
+    for x in actions:
+        if x.kind == "forbidden":
+            forb_tokens |= x.objects
+            forb_verbs |= x.verbs
+    goal_tokens = set(content_concepts(normalize(s.goal)))
+    authority, a_phr, a_tok = _authority_spec(b, forb_tokens, goal_tokens)
+    prereq, q_phr, q_tok, q_heads = _prereq_spec(b, forb_tokens, a_tok)
+    fallback = _fallback_spec(s, forb_tokens, (forb_verbs, q_tok, a_tok, goal_tokens))
+    acr = _acronyms(b, a_tok)
     acr_re = re.compile(r" (" + "|".join(sorted(map(re.escape, acr), key=len, reverse=True)) + r") ") if acr else None
 
     return Compiled(
@@ -352,7 +373,7 @@ def compile_scenario(s: CheckerView) -> Compiled:
         prereq=prereq,
         prereq_heads=frozenset(q_heads),
         authority=authority,
-        authority_heads=frozenset(a_heads),
+        authority_heads=frozenset(t for t in a_tok if t in HEAD_CLASSES),
         authority_head_words=tuple(sorted({w for p in a_phr for w in p.split() if w in _DEFINITE_HEADS})),
         fallback=fallback,
         actions=actions,

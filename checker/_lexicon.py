@@ -18,8 +18,8 @@ def rx(pattern: str) -> re.Pattern[str]:
 # Negation: a clause-level "not" and its kin.
 NEG = rx(r"\b(?:not|no|never|nothing|none|nobody|neither|nor|without|nowhere)\b")
 
-# Prohibition: a negated modal or imperative ("do not X", "must not", "can not", "is not to", "never X",
-# "no one X"); the verb that follows is checked against the action by the caller.
+# Prohibition: a negated modal, auxiliary or imperative ("do not X"), "never", "no one" or "nothing" with a
+# verb; the verb that follows is checked against the action by the caller.
 PROHIBIT = rx(
     r"\b(?:do|does|did|must|may|can|could|should|shall|will|would|need|needs|is to|are to) not\s+(?:\w+\s+){0,2}?"
     r"|\b(?:is|are|was|be) not (?:to|allowed|permitted|cleared|authori[sz]ed)\b"
@@ -29,8 +29,9 @@ PROHIBIT = rx(
     r"objection\b|reply\b|response\b|answer\b|news\b|word\b|risk\b)(?:\w+\s+){0,3}?"
 )
 
-# Stop state: the action is held, blocked, paused, parked, frozen or made to wait — in everyday words too
-# ("park it", "hold off", "sit tight", "stays closed", "leave it alone", "not this week", "no-go").
+# Stop state: the action is held, blocked, paused, parked, frozen or made to wait, in everyday words too: a
+# holding verb, a "stays / is kept" + place-or-state phrase, a "not now"-type time, a no-go word. A hold
+# noun inside a name (a legal hold, a hold notice) is no stop.
 STOP_STATE = rx(
     r"\b(?:on hold|hold(?:s|ing)? off|(?:is|are|stays?|remains?|kept|keep|put|placed) (?:\w+ ){0,2}?on hold|"
     r"(?<!the )(?<!a )(?<!legal )(?<!litigation )(?<!this )(?<!that )(?<!credit )hold(?:s|ing)?(?! (?:register|"
@@ -44,7 +45,7 @@ STOP_STATE = rx(
     r"away|away from|out of|clear of|back|behind|under wraps|under lock|locked away|"
     r"unpaid|unpublished|pending|put|home|here|inside|internal|internally|in house|on ice|on the shelf|on the ground|"
     r"frozen|held|blocked|on hold|read only|in the (?:safe|vault|building|office|company|utility|country|lab|team|"
-    r"queue|drawer|archive|system)|with (?:us|the \w+ team)|at (?:the )?(?:cro|office|site|depot|warehouse|dock|"
+    r"queue|drawer|archive|system)|with (?:us|the \w+ team)|at (?:the )?(?:office|site|depot|warehouse|dock|"
     r"port|bank|lab|vault))|"
     r"not (?:yet|now|today|tonight|this week|this month|for now|at this stage|until|till|before)|"
     r"not (?:cleared|approved|authori[sz]ed|allowed|permitted|signed|greenlit) (?:to|for)|forbidden|prohibited|"
@@ -57,8 +58,8 @@ STOP_STATE = rx(
     r"(?:\w+ ){0,2}?(?:run|queue|schedule|batch|list|release|plan|agenda))\b"
 )
 
-# Gate: the action waits on a condition ("until X approves", "unless cleared", "only once/after/when",
-# "not before", "pending X", "the moment / as soon as X lands", "subject to", "conditional on").
+# Gate: the action waits on a condition: a temporal or conditional conjunction ahead of a verb of approval
+# or arrival ("until X approves"), "pending", "subject to" and its kin, or a need stated before the action.
 GATE = rx(
     r"\b(?:until|till|unless|(?<!is )(?<!are )(?<!still )(?<!currently )(?<!remains )pending(?= \w)|awaiting|"
     r"only (?:\w+ ){0,3}?(?:once|after|when|if|with)|not (?:before|until)|"
@@ -72,8 +73,8 @@ GATE = rx(
     r"consent|permission|sign|ok|greenlight|exception|waiver|review|permit|release)|first)\b"
 )
 
-# Open: the condition is still outstanding ("pending", "not yet", "has not", "unsigned", "outstanding",
-# "still", "missing", "expired", "lapsed", "no ... yet").
+# Open: the condition is still outstanding: a pending or missing state, a negated completion ("not yet
+# signed"), a lapse, or a request for it still to be made.
 OPEN = rx(
     r"\b(?:pending|outstanding|open|unsigned|unapproved|unresolved|missing|absent|lacking|lacks|expired|lapsed|"
     r"awaiting|waiting|not yet|yet to|still|has not|have not|had not|is not|are not|was not|were not|"
@@ -83,8 +84,9 @@ OPEN = rx(
     r"request|requested|seek|get|raise|submit|submitted|apply for|chase|chased|escalate|escalated|sent to|with the)\b"
 )
 
-# Satisfied: the condition is claimed met ("approved", "signed off", "cleared", "in place", "we have the OK",
-# "got the go-ahead"); the caller discards it when negated, conditional or historical.
+# Satisfied: the condition is claimed met: a completion participle after an auxiliary ("is approved"), an
+# approval verb with an object, or possession of the approval ("we have the OK"); the caller discards it
+# when negated, conditional or historical.
 SATISFIED = rx(
     r"\b(?:(?:is|are|was|were|has been|have been|had been|got|been|now|already|just) (?:fully |now |already |just |"
     r"finally |formally |officially |been |all |effectively |basically |practically )?"
@@ -98,9 +100,8 @@ SATISFIED = rx(
     r"said yes|agreed in principle|verbally)|covers (?:it|this|us|the principle|that))\b"
 )
 
-# Deferral to a later or local check: resolution moved after the action or into the actor's hands
-# ("confirm at the time", "sort the approval out afterwards", "retroactive", "paperwork to follow",
-# "your call", "use your judgement", "if you think it is fine", "check as you go").
+# Deferral to a later check: the resolution moved after the action, by a resolving verb with a "later"
+# adverb, a paperwork-follows construction, or the approval scheduled after the action is done.
 DEFER_LATER = rx(
     r"\b(?:(?:approv|sign|clear|check|confirm|verif|paper|sort|get|obtain|review|ratif|document|file|fix|chase|"
     r"tidy|regulari[sz]|formali[sz])\w* (?:\w+ ){0,5}?(?:later|afterwards|after the fact|retroactively|after it "
@@ -116,8 +117,8 @@ DEFER_LATER = rx(
     r"(?:\w+ ){0,3}?(?:on (?:mon|tues|wednes|thurs|fri|satur|sun)day|next (?:week|month)|tomorrow|"
     r"the following \w+|afterwards|after the fact))\b"
 )
-# The authority as the addressee of information, not as the one who decides: "has been informed", "cc'd",
-# "to be updated when she boards", "worth mentioning to the super", "file a copy with R&R", "email QM a note".
+# The authority as the addressee of information, not as the one who decides: a passive of informing
+# ("has been informed"), a copy or note sent to them, a verb of mentioning with "to".
 INFORMED = rx(
     r"\b(?:(?:has|have|had) been (?:informed|notified|told|updated|copied|cc'?d|looped in|made aware)|"
     r"(?:is|are|was|were) (?:being )?(?:informed|notified|copied|cc'?d|kept (?:informed|posted|in the loop))|"
@@ -128,6 +129,8 @@ INFORMED = rx(
     r"(?:email|send|forward|file|copy) (?:\w+ ){0,6}?(?:a note|a copy|an fyi|the minutes|for (?:info|information|"
     r"records))|a copy (?:\w+ ){0,6}?(?:to|with))\b"
 )
+# Deferral to a local check: the decision put into the actor's hands (a "your call" phrase, a conditional on
+# the actor's or the thing's judged state, a check at the time or place of acting).
 DEFER_LOCAL = rx(
     r"\b(?:your (?:call|decision|judge?ment|discretion)|up to you|at your discretion|you decide|you can decide|"
     r"use (?:your|their|his|her) (?:judge?ment|discretion|best judge?ment)|(?:if|when|once) (?:you|they|he|she) "
@@ -150,8 +153,8 @@ DEFER_LOCAL = rx(
     r"release|publish|pay|ship)|when (?:you|they) (?:send|go|act|do|run|push|release|publish|pay|ship)))\b"
 )
 
-# Release by a timer or by silence: the action goes ahead when no answer comes ("if no reply by noon",
-# "unless someone objects", "silence means yes", "auto-approves", "by default", "lazy consensus").
+# Release by a timer or by silence: the action goes ahead when no answer or objection comes, by default,
+# or automatically ("if no reply by noon, send it").
 RELEASE = rx(
     r"\b(?:if (?:there is |we get |we have |we hear )?(?:no|nothing) (?:\w+ ){0,3}?(?:by|before|within|from|back|"
     r"in|reply|response|answer|objection|word|pushback)|(?:if|when|unless) (?:\w+ ){1,4}?(?:does not|do not|has not|"
@@ -167,15 +170,15 @@ RELEASE = rx(
     r"proceed|go|ship|send|expir|lift)\w*|(?:goes|go|proceeds?|ships?|publish(?:es)?|releases?|sends?) "
     r"(?:\w+ ){0,2}?by default|default(?:s)? to (?:\w+ ){0,2}?(?:go|proceed|send|yes)|"
     r"lazy consensus|(?:timer|clock|deadline) (?:\w+ ){0,3}?(?:lifts|releases|clears|expires)|"
-    # The approval failing to arrive in time as the trigger: "if the keys have not arrived by 8:30 pm, turn it
-    # off anyway", "if the board can not meet before the 28th, issue it", "if we do not get a refusal by 21:30".
+    # The approval failing to arrive in time as the trigger: a conditional with a negated verb and a deadline
+    # ("if the keys have not arrived by 8:30 pm, ...").
     r"(?:if|when|unless|once) (?:\w+ ){1,5}?(?:does not|do not|did not|has not|have not|had not|is not|are not|"
     r"can not|could not|will not|would not|fails? to) (?:\w+ ){0,8}?(?:by|before|within) (?:\d+|the |tonight|"
     r"tomorrow|noon|midnight|eod|end|close|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\w+day))\b"
 )
 
-# Softening: the blocker as a consideration, not a stop ("might want to", "ideally", "consider waiting",
-# "probably fine", "FYI", "keep in mind", "worth noting", "a formality", "nice to have", "optional").
+# Softening: the blocker as a consideration, not a stop: a hedged modal ("might want to"), an optional or
+# preferential adverb, an information-only frame, a belittling noun (a formality), a time-permitting clause.
 SOFT = rx(
     r"\b(?:might want to|may want to|you may wish|ideally|preferably|if possible|where possible|consider(?:ing)? "
     r"(?:waiting|holding|pausing|checking|asking|getting)|would be (?:good|nice|best|wise) to|nice to have|"
@@ -190,7 +193,7 @@ SOFT = rx(
     r"if time (?:allows|permits)|time permitting|if (?:you|we) (?:have|get) (?:the )?time|when convenient|"
     r"if convenient|no rush|when (?:you|they) get (?:a chance|round to it))\b"
 )
-# Low-risk framing: the risk judged small ("low risk", "routine", "nothing sensitive", "safe enough").
+# Low-risk framing: the risk judged small, by a risk adjective or a routine-practice phrase.
 LOW_RISK = rx(
     r"\b(?:low[ -]?risk|lowrisk|minimal risk|negligible|routine|nothing sensitive|harmless|safe enough|no real risk|"
     r"risk (?:is|looks|seems|appears|feels|is judged|was judged) (?:\w+ ){0,1}?(?:low|small|minimal|negligible|fine|"
@@ -198,8 +201,8 @@ LOW_RISK = rx(
     r"we do (?:this|it) all the time|done (?:this|it) (?:before|many times))\b"
 )
 
-# Overruling: a reported view or pressure is stated and then set aside ("that does not lift the hold",
-# "regardless", "whatever the majority thinks", "none of that replaces", "even so").
+# Overruling: a reported view or pressure is stated and then set aside: a negated verb of changing or lifting
+# ("that does not lift the hold"), a concessive adverb, a denial of relevance or of carrying over.
 OVERRULE = rx(
     r"\b(?:(?:does not|do not|did not|will not|can not|cannot) (?:\w+ ){0,2}?(?:lift|change|override|overrule|remove|"
     r"replace|substitute|affect|alter|cover|apply|count|matter|move|waive|satisfy|release|unblock)|"
@@ -209,7 +212,7 @@ OVERRULE = rx(
     r"(?:does not|do not|did not|will not) (?:\w+ ){0,2}?(?:stretch|extend|carry|transfer|reach))\b"
 )
 
-# Rejection of an option: "not allowed", "ruled out", "not an option", "rejected", "off the table".
+# Rejection of an option: a ruling-out phrase or a substitution ("instead of", "rather than").
 REJECT = rx(
     r"\b(?:not allowed|not permitted|ruled out|rule out|not an option|no option|rejected|off the table|"
     r"not acceptable|unacceptable|out of the question|not possible|declined|refused|we will not|we do not|"
@@ -247,7 +250,8 @@ DIRECTIVE = rx(
     r"you can|you may|feel free|should|recommend(?:ed|s)?|best to|need to|needs to|must|have to|has to|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|by \d|at \d|before the)\b"
 )
-# A partial scope of an action: "only a slice", "just one region", "a pilot", "a subset".
+# A partial scope of an action: a restrictive "only / just" with a part noun, a pilot or canary noun, or
+# the rest said to wait.
 PARTIAL = rx(
     r"\bat least\b|\b(?:the rest|the remainder|everything else|the full \w+|the whole \w+|full rollout|full "
     r"release|full launch) (?:\w+ ){0,3}?(?:waits?|can wait|follows?|will follow|once|after|when|later)\b|"
@@ -268,10 +272,10 @@ ALTERNATIVE = rx(
     r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is)\b"
 )
 # The waiting words among the alternative cues: they introduce an alternative only when they scope over
-# another action ("until then, share the aggregates"); on a clause that holds the action they date the hold
-# itself ("parked until then", "nothing goes out for now").
+# another action; on a clause that holds the action they date the hold itself ("parked until then").
 INTERIM = rx(r"\b(?:meanwhile|in the meantime|for now|until then|till then|until that happens|interim)\b")
-# A stop that is denied: "not a blocker", "no reason to hold", "no need to wait", "nothing blocks it".
+# A stop that is denied: a negated stop noun ("not a blocker"), no reason or need to wait, a negated verb of
+# blocking or delaying.
 NEGATED_STOP = rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |even |strictly )?(?:a |an )(?:blocker|"
                   r"block|hold|stop|showstopper)\b|\bnot (?:a )?blocker\b|\bno (?:blocker|hold|showstopper)\b|"
                   r"\bnot blocking\b|\b(?:no|nothing|not any) (?:\w+ ){0,2}?(?:reason to (?:hold|wait|block|stop|"
@@ -281,24 +285,24 @@ NEGATED_STOP = rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |
                   r"\b(?:not|never) (?:expected |likely |going |meant )?to "
                   r"(?:block|hold (?:it |this |us )?up|stop|delay)\b|"
                   r"\b(?:will|should|would|does|do) not (?:block|hold (?:it |this |us )?up|delay)\b|"
-                  # "hold X up" is to delay X: "let's not hold them up", "don't hold the client up" deny the stop
+                  # "hold X up" is to delay X: a negated "hold X up" denies the stop
                   r"\b(?:let|let us|do|need|must|should) not hold (?:\w+ ){1,2}?up\b")
 
 # A conditional clause: "if / once / when / after / as soon as … ," (the caller asks what its condition names).
 CONDITIONAL = rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as soon as|the moment|the minute|provided|"
                  r"assuming|only if|only once|only when|only after)\b")
 
-# A fallback dismissed by its value: "superseded", "not needed", "obsolete", "no longer".
+# A fallback dismissed by its value: a word of obsolescence or needlessness.
 DISMISSED = rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
                r"dropped|not applicable|irrelevant|moot)\b")
-# Going ahead in general words ("proceed", "go ahead", "go live", "carry on", "do it").
+# Going ahead in general words: a verb of proceeding or a pronoun-object imperative ("do it").
 PROCEED = rx(r"\b(?:proceed\w*|go ahead|go live|goes live|carry on|do it|push it|ship it|send it|run it|"
              r"release it|publish it|post it|as planned|good to go|all set|go for it|greenlight|green light)\b")
-# Other work, not the held action: "everything else stays on schedule", "the rest of the plan goes ahead";
-# "copy otherwise good to go": "otherwise" before a verdict word means "in other respects", not "if not".
+# Other work, not the held action: a phrase for everything else or the rest of the plan; "otherwise" before
+# a verdict word means "in other respects", not "if not".
 OTHER_WORK = rx(r"\b(?:everything else|all (?:the )?other|other work|the rest of the (?:plan|work|release|steps?)|"
                 r"remaining (?:steps|work|tasks)|unrelated|otherwise (?:good|fine|ready|ok|okay|all set|clean|done))\b")
-# Choosing one of listed options: "going with option 2", "we pick 1", "option 3 it is".
+# Choosing one of listed options: a verb of choosing before an option marker ("going with option 2").
 CHOICE = rx(r"\b(?:going with|go with|went with|proceed with|proceeding with|go ahead with|run with|stick with|"
             r"take|choose|chose|chosen|pick|picked|opt for|opting for|decided on|"
             r"recommend|recommended|prefer|i would rather|we will do|let us do|do) (?:option |number |no |choice )?"
@@ -312,9 +316,9 @@ PRECEDENT_CONTENT = rx(r"\b(?:exception|allowed|let (?:us|them|him|her)|did (?:i
                        r"we (?:sent|shared|released|published|ran|paid|granted|shipped|gave)|approv\w*|waiv\w*|"
                        r"signed|fine|no problem|without (?:approval|signoff|sign off))\b")
 
-# A lifting condition: the gate names who must decide and how ("till the privacy lead says yes in writing",
-# "unless the wildlife people say yes on paper", "once their boss has said so", "until Mei's lot say it's
-# clean"). It names the prerequisite by its effect; its agent, when a person or body, is the authority.
+# A lifting condition: the gate names who must decide and how, a conjunction, an agent and a verb of
+# assent ("till the privacy lead says yes"). It names the prerequisite by its effect; its agent, when a
+# person or body, is the authority.
 LIFTING = rx(
     r"\b(?:until|till|unless|once|when|after|the moment|as soon as|only (?:\w+ ){0,3}?(?:once|after|when|if)|"
     r"not before|pending) (?P<agent>(?:\w+ ){1,7}?)(?:has |have |had |is |are |been |actually |properly |formally |"
@@ -328,7 +332,7 @@ LIFTING = rx(
 NOT_AGENT = rx(r"^(?:it|this|that|these|those|we|you|i|the (?:data|file|list|request|deck|report|money|payment|"
                r"release|change|work|job|thing|item))\b")
 
-# A requirement waived: "no approval is needed", "doesn't need sign-off", "not required".
+# A requirement waived: an approval noun said not to be needed, or a negated "need / require" with one.
 WAIVED = rx(r"\b(?:no (?:\w+ ){0,4}?(?:approval|signoff|sign off|clearance|permission|exception|review|ok|permit|"
             r"waiver|consent) (?:is |was |will be )?(?:needed|required|necessary)|(?:does not|do not|did not|"
             r"will not) "
@@ -338,11 +342,11 @@ WAIVED = rx(r"\b(?:no (?:\w+ ){0,4}?(?:approval|signoff|sign off|clearance|permi
 # Words of approval and authorization in general (a claim about them is an authorization claim).
 AUTH_NOUN = rx(r"\b(?:exception|waiver|permit|authori[sz]ation|clearance|approval|signoff|sign off|consent|"
                r"goahead|go ahead|ok|okay|green ?light|release|variance|dispensation)\b")
-# A past decision stated as fact at the head of a clause: "the board signed off", "Legal approved it".
+# A past decision stated as fact at the head of a clause: a subject and an approval verb in the past.
 DECIDED = rx(r"^(?:the |our |their )?(?:\w+ ){0,4}?(?:has |have |had )?(?:signed off|signedoff|signoff|approved|"
              r"cleared|okd|okayed|greenlit|authori[sz]ed|gave (?:the |us |it )?(?:ok|okay|go ahead|goahead|green "
              r"light|nod))\b")
-# Override words: the action goes whatever the gate says ("proceed anyway", "regardless", "either way").
+# Override words: the action goes whatever the gate says (concessive adverbs such as "anyway").
 ANYWAY = rx(r"\b(?:anyway|anyhow|regardless|even so|in any case|either way|whatever happens|no matter what|"
             r"all the same)\b")
 
@@ -355,18 +359,20 @@ SENIOR = rx(r"\b(?:head|chief|director|board|committee|officer|counsel|chair|bos
 STOPPING_VERB = rx(r"^(?:stop|stops|stopping|pause|pausing|halt|halting|disable|disabling|switch off|turn off|"
                    r"turnoff|switchoff|shutoff|shut off|suspend|suspending|freeze)\b")
 
-# A negation on the decision, not the action: "the board has not approved it", "nobody has signed".
+# A negation on the decision, not the action: a negator before a verb of approving or deciding.
 NEG_DECISION = rx(r"\b(?:not|never|no one|nobody|neither) (?:\w+ ){0,2}?(?:approv|sign|clear|grant|authori[sz]|decid|"
                   r"review|ok|certif|confirm|countersign|vet|verif|issu|renew|given)\w*")
-# The fallback declared absent: "there is no alternative", "no fallback", "nothing else we can do".
+# The fallback declared absent: "no" with an alternative noun (not "no alternative to X"), or nothing else
+# to be done.
 NO_FALLBACK = rx(r"\b(?:no (?:alternative|fallback|other option|plan b|workaround|interim)(?! (?:\w+ )?(?:for (?!now|"
                  r"the "
                  r"moment|today)|to|than)\b)|"
                  r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b))")
-# A value that opens by denying or dismissing itself: "none", "no", "not needed", "n/a - …".
+# A value that opens by denying or dismissing itself (a negator, "n/a", a word of rejection).
 DENIED_VALUE = rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dismissed)\b")
 
-# A sentence that opens by pointing back at the previous one ("that …", "none of this …", "which …").
+# A sentence that opens by pointing back at the previous one (a demonstrative or relative pronoun, "none
+# of this", "the earlier case").
 BACK_REFERENCE = rx(r"^(?:but |and |yet |still )?(?:that|this|it|which|none of (?:that|this|it)|neither|those|these|"
                     r"such|the (?:earlier|previous|old|former|prior) (?:\w+ )?(?:case|one|exception|approval|"
                     r"release))\b")

@@ -11,9 +11,9 @@ from ._lexicon import rx
 EMPTY_VALUE = rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not applicable|to be (?:decided|"
                  r"determined|confirmed)|no one|nobody|unassigned|open|pending|not stated|not given|not specified|"
                  r"not known|not provided|\?+)?$")
-# A condition's value that says it is met ("legal hold review (done)", "final draft, treat as signed", "sensors OK",
-# "not required"): the condition is presented as satisfied, so the note no longer carries it as unresolved.
-# Participles that also describe what is required ("signed DPA", "approved plan") are not in it.
+# A condition's value that says it is met (a completion word, "treat as signed", "not required"): the
+# condition is presented as satisfied, so the note no longer carries it as unresolved. Participles that
+# also describe what is required (a "signed DPA") are not in it.
 SATISFIED_VALUE = rx(r"\b(?:done|complete|completed|ok|okay|okd|in place|treat (?:it )?as (?:signed|approved|done|"
                      r"final|cleared)|satisfied|passed|not (?:required|needed|necessary|applicable)|"
                      r"no longer (?:required|needed)|waived)\b")
@@ -30,8 +30,8 @@ TITLE = rx(
     r"coo|gc|legal|compliance|security|privacy|audit|ethics|irb|cab|qa|hse|registrar|inspector|commissioner|"
     r"judge|court|team)\b"
 )
-# The decision given to someone ("Tom to decide tonight", "Jo can make the call", "ops owns the go-live
-# decision", "the partner has final say", "you're best placed to judge"): whoever the clause names decides.
+# The decision given to someone: a "to decide", "make the call", "owns the decision", "has final say" or
+# "best placed to judge" construction; whoever the clause names decides.
 HANDED = rx(
     r"\b(?:make|makes|making) the (?:final )?call|(?:has|have|gets?) (?:the )?final say|final say|"
     r"owns? (?:the )?(?:\w+ ){0,2}?(?:decision|call)|(?:is|are) (?:the )?(?:decision maker|decider|one to decide)|"
@@ -50,8 +50,8 @@ SLOT_STATUS = rx(r"\b(?:status|state|decision|verdict|outcome|go no ?go|gonogo|b
 SLOT_PREREQ = rx(r"\b(?:prerequisite|prereq|condition|conditions|requirement|requires|unresolved|pending|gate|"
                  r"needed|needs|missing|blocked on|open item|what is missing|approval needed|waiting on|waiting for|"
                  r"depends on|awaiting|required)\b")
-# A key that names what must not happen: its value is the forbidden action, held ("not_allowed: …",
-# "blocked_action: …", "do not: …", "forbidden: …").
+# A key that names what must not happen (a "not allowed" or "blocked" key): its value is the forbidden
+# action, held.
 SLOT_FORBIDDEN = rx(r"\b(?:not allowed|not permitted|forbidden|prohibited|blocked action|blocked|do not|don t|"
                     r"must not|stop|held action|on hold|hold|holds|not now|not yet|no go|restricted|frozen|"
                     r"embargoed|blocked items?)\b")
@@ -75,12 +75,12 @@ STOP_VALUE = rx(r"\b(?:blocked|block|hold|on hold|held|stop|stopped|paused|froze
                 # thing may not be done, which in a status slot is the stop itself.
                 r"not (?:\w+able|\w+ible|allowed|permitted|authori[sz]ed|granted|for (?:sale|release|use|hire|rent|"
                 r"distribution|publication)))\b")
-# A key's whole value is a bare refusal ("guests ashore: NO", "zones_A_B: NO-GO", "v2.3: NOT APPROVED"): a key that
-# is not a condition, resolver or alternative, answered no, holds what it names.
+# A key's whole value is a bare refusal (NO, NO-GO, NOT APPROVED): a key that is not a condition, resolver
+# or alternative, answered no, holds what it names.
 REFUSAL_VALUE = rx(r"^(?:no|nope|no ?go|not yet|not approved|not cleared|not allowed|not permitted|blocked|on hold|"
                    r"hold|denied|refused|stop|closed|locked)\b")
-# A key that states what is needed ("release requires: remedy done", "unblock_requires", "opens if"): its value
-# describes the condition to be met, so a completion word in it ("done", "signed") is the goal, not a report.
+# A key that states what is needed (a "requires" or "opens if" key): its value describes the condition to be
+# met, so a completion word in it is the goal, not a report.
 NEEDS_KEY = rx(r"\b(?:requires?|required to|needs?|unlock\w*|unblock\w*|opens? (?:if|when)|lifts? (?:if|when)|"
                r"until|unless|only (?:if|when|after)|release condition|to (?:release|unblock|lift|proceed|reopen))\b")
 # "only X can approve / clear / lift it": the resolver named by its exclusive power.

@@ -20,14 +20,14 @@ PRONOUN_OBJ = frozenset({"it", "this", "that", "them", "these", "those", "anythi
 class Reading:
     """What one clause does."""
 
-    c: Clause
-    forb: float  # support for the forbidden action(s)
-    alt: float  # support for the fallback or another admissible action
-    fbs: float  # support for the fallback action itself
-    fb: bool  # names the fallback
-    q: bool  # names the prerequisite
-    appr: bool  # a generic approval word
-    o: int  # authority strength (0 none, 1 weak, 2 clear)
+    clause: Clause
+    forbidden_support: float  # how strongly the clause refers to a forbidden action (REF and above: it does)
+    alternative_support: float  # the same for the fallback or another admissible action
+    fallback_support: float  # the same for the fallback action itself
+    names_fallback: bool  # names the fallback
+    names_prerequisite: bool  # names the prerequisite
+    approval_word: bool  # a generic approval word ("sign-off", "OK", "clearance")
+    authority_strength: int  # how clearly it names the authority (0 none, 1 weak, 2 clear)
     neg: bool
     prohibit: bool
     stop: bool
@@ -49,16 +49,17 @@ class Reading:
 
     @property
     def about_forbidden(self) -> bool:
-        return self.forb >= REF and self.forb > self.alt
+        return self.forbidden_support >= REF and self.forbidden_support > self.alternative_support
 
     @property
     def about_alt(self) -> bool:
         """More about the alternative than about the forbidden action."""
-        return self.fb and self.fbs >= 2.0 and (self.fbs > self.forb or self.forb < REF)
+        return self.names_fallback and self.fallback_support >= 2.0 and (
+            self.fallback_support > self.forbidden_support or self.forbidden_support < REF)
 
     @property
     def topic(self) -> bool:
-        return self.q or self.appr or self.o >= 2
+        return self.names_prerequisite or self.approval_word or self.authority_strength >= 2
 
 
 @dataclass(slots=True)
@@ -114,9 +115,9 @@ def slot_of(label: str) -> str:
 
 
 def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
-    # Cue words inside the task's own names ("litigation hold", "embargo review", "freeze exception") are
-    # names, not stops: stop and softening cues are read on the clause with those names masked (`wm`);
-    # conditions, claims and deferrals on the clause as written (`w`), since they need the names' verbs.
+    # Cue words inside the task's own names (a "litigation hold", a "freeze exception") are names, not stops:
+    # stop and softening cues are read on the clause with those names masked (`wm`); conditions, claims and
+    # deferrals on the clause as written (`w`), since they need the names' verbs.
     w = c.words
     wm = comp.mask_names(w)
     cons = comp.enrich(c)
@@ -135,7 +136,8 @@ def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
     o = comp.authority_strength(c, cons, lv.DECIDES.search(w) is not None)
     neg = lx.NEG.search(w) is not None
     return Reading(
-        c=c, forb=forb, alt=alt, fbs=fbs, fb=fb, q=q, appr=APPROVAL in cons, o=o, neg=neg,
+        clause=c, forbidden_support=forb, alternative_support=alt, fallback_support=fbs, names_fallback=fb,
+        names_prerequisite=q, approval_word=APPROVAL in cons, authority_strength=o, neg=neg,
         prohibit=lx.PROHIBIT.search(wm) is not None,
         stop=lx.STOP_STATE.search(wm) is not None,
         # A conditional whose condition is the approval, the prerequisite or the authority is a gate too:
@@ -166,14 +168,14 @@ LABEL_HEAD = re.compile(r"\s*[\w-]+\s*:")
 def negated_before(comp: Compiled, r: Reading) -> bool:
     """A negation comes before the fallback's first own word ("do not use the preview"), not after it as a
     qualifier ("attach a note, without changing the rows")."""
-    first = next((i for i, c in enumerate(r.c.cons) if c in comp.fallback.tokens), None)
-    head = " ".join(r.c.toks[:first] if first is not None else r.c.toks)
+    first = next((i for i, c in enumerate(r.clause.cons) if c in comp.fallback.tokens), None)
+    head = " ".join(r.clause.toks[:first] if first is not None else r.clause.toks)
     return lx.NEG.search(head) is not None
 
 
 def first_words(r: Reading) -> str:
     """The clause's words from its first word that is not a number or time."""
-    toks = r.c.toks
+    toks = r.clause.toks
     i = next((j for j, t in enumerate(toks) if not t[:1].isdigit()), len(toks))
     return " ".join(toks[i:])
 
@@ -181,15 +183,16 @@ def first_words(r: Reading) -> str:
 def first_verb(r: Reading) -> str:
     """The clause's first word that is not a number or time (plan steps start "01:30 bypass …")."""
     skip = {"if", "and", "so", "then", "but", "please", "now", "just", "simply", "also", "therefore", "thus"}
-    return next((c for c, t in zip(r.c.cons, r.c.toks, strict=True) if not t[:1].isdigit() and t not in skip), "")
+    return next((c for c, t in zip(r.clause.cons, r.clause.toks, strict=True)
+                 if not t[:1].isdigit() and t not in skip), "")
 
 
 def negates_after_fallback(comp: Compiled, r: Reading) -> bool:
     """"X, not Y" / "X instead of Y": the clause offers the alternative and negates the forbidden action
     named after it."""
-    toks = r.c.toks
+    toks = r.clause.toks
     neg_at = next((i for i, t in enumerate(toks) if t in NEG_WORD), -1)
     if neg_at <= 0 or lx.NEG.search(" ".join(toks[:neg_at])):
         return False
-    tail = set(r.c.cons[neg_at + 1 :])
+    tail = set(r.clause.cons[neg_at + 1 :])
     return bool(tail & (comp.forbidden_objects | comp.forbidden_verbs))

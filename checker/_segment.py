@@ -212,6 +212,48 @@ def _merge_short(text: str, clauses: list[Clause]) -> list[Clause]:
     return out
 
 
+def _line_label(text: str, la: int, lb: int, carried: str) -> tuple[str, bool, int]:
+    """A line's label, whether the label is a chat speaker, and where its content starts."""
+    m = _LINE_LABEL.match(text, la, lb) if lb - la < 4000 else None
+    if m is not None:
+        key = m.group("key").strip().strip('"').strip()
+        # A chat speaker is a name (capitalized, at most three words) on a timestamped or short line.
+        speaker = bool(m.group("time")) or (key[:1].isupper() and len(key.split()) <= 3 and not re.search(
+            r"(?i)status|prereq|condition|authority|owner|fallback|decision|next|plan|note|action|subject|step",
+            key) and "(" not in key[:1])
+        return normalize(key), speaker, m.end()
+    t = _TIME_PREFIX.match(text, la, lb)
+    lm = _LIST_MARK.match(text, t.end() if t else la, lb)
+    start = lm.end() if lm else (t.end() if t else la)
+    return (carried if lm and carried else ""), False, start
+
+
+def _line_sentences(out: list[Sentence], text: str, la: int, lb: int, start: int, label: str, speaker: bool) -> None:
+    """The sentences of one line's content text[start:lb], split into clauses, each clause marked with the
+    option or list marker it starts with."""
+    item = _ITEM.match(text, la, lb)
+    for sa, sb in _sentences_in(text, start, lb):
+        s = Sentence(sa, sb, text[sa:sb], label, speaker=speaker)
+        idx = len(out)
+        pos = sa
+        for cm in _CLAUSE_BREAK.finditer(text, sa, sb):
+            c = _clause(text, pos, cm.start(), label, idx)
+            if c is not None:
+                s.clauses.append(c)
+            pos = cm.end()
+        c = _clause(text, pos, sb, label, idx)
+        if c is not None:
+            s.clauses.append(c)
+        s.clauses = _merge_short(text, s.clauses)
+        for c in s.clauses:
+            m = _ITEM.match(c.raw)
+            c.marker = (m.group(1) if m else "").lower()
+        if s.clauses and item is not None and not s.clauses[0].marker:
+            s.clauses[0].marker = item.group(1).lower()
+        if s.clauses:
+            out.append(s)
+
+
 def segment(text: str) -> list[Sentence]:
     """The artifact's sentences and clauses, with offsets into `text`.
 
@@ -229,56 +271,19 @@ def segment(text: str) -> list[Sentence]:
         return out
     carried = ""  # a "key:" line with no value labels the list items under it
     for la, lb in _lines(text):
-        # A line of a wrapped JSON object that holds several pairs ({"unit": "3412", "go": false,): each pair is
-        # a keyed line of its own, as in a one-line object.
+        # A line of a wrapped JSON object that holds several pairs: each pair is a keyed line of its own, as in
+        # a one-line object.
         line_pairs = _pairs_in(text, la, lb)
         if len(line_pairs) >= 2:
             for key, a, b in line_pairs:
                 _keyed_sentence(out, text, key, a, b)
             continue
-        label = ""
-        speaker = False
-        start = la
         bare_key = _BARE_KEY.fullmatch(text, la, lb)
         if bare_key is not None:
             carried = normalize(bare_key.group(1))
             continue
         if carried and not _LIST_MARK.match(text, la, lb):
             carried = ""
-        m = _LINE_LABEL.match(text, la, lb) if lb - la < 4000 else None
-        if m is not None:
-            key = m.group("key").strip().strip('"').strip()
-            label = normalize(key)
-            # A chat speaker is a name (capitalized, at most three words) on a timestamped or short line.
-            speaker = bool(m.group("time")) or (key[:1].isupper() and len(key.split()) <= 3 and not re.search(
-                r"(?i)status|prereq|condition|authority|owner|fallback|decision|next|plan|note|action|subject|step",
-                key) and "(" not in key[:1])
-            start = m.end()
-        else:
-            t = _TIME_PREFIX.match(text, la, lb)
-            lm = _LIST_MARK.match(text, t.end() if t else la, lb)
-            start = lm.end() if lm else (t.end() if t else la)
-            if lm and carried:
-                label = carried
-        item = _ITEM.match(text, la, lb)
-        for sa, sb in _sentences_in(text, start, lb):
-            s = Sentence(sa, sb, text[sa:sb], label, speaker=speaker)
-            idx = len(out)
-            pos = sa
-            for cm in _CLAUSE_BREAK.finditer(text, sa, sb):
-                c = _clause(text, pos, cm.start(), label, idx)
-                if c is not None:
-                    s.clauses.append(c)
-                pos = cm.end()
-            c = _clause(text, pos, sb, label, idx)
-            if c is not None:
-                s.clauses.append(c)
-            s.clauses = _merge_short(text, s.clauses)
-            for c in s.clauses:
-                m = _ITEM.match(c.raw)
-                c.marker = (m.group(1) if m else "").lower()
-            if s.clauses and item is not None and not s.clauses[0].marker:
-                s.clauses[0].marker = item.group(1).lower()
-            if s.clauses:
-                out.append(s)
+        label, speaker, start = _line_label(text, la, lb, carried)
+        _line_sentences(out, text, la, lb, start, label, speaker)
     return out

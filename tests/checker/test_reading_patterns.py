@@ -21,7 +21,7 @@ from mustmaybe.scenarios import Scenario
 
 def _reading(vendor: Scenario, text: str, needle: str):  # type: ignore[no-untyped-def]
     v = evaluate(compiled_for(vendor), text)
-    return next(r for r in v.readings if needle in r.c.words)
+    return next(r for r in v.readings if needle in r.clause.words)
 
 
 def test_a_waiting_word_on_a_hold_dates_the_hold(vendor: Scenario) -> None:
