@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 
@@ -172,11 +172,14 @@ def build_frames(
                     dup += 1
                     continue
                 seen.add(r.key)
-            _flatten_evidence(r, run, info, ev)
+            # The row keys every frame repeats, worked out once per record (each costs a few µs a call).
+            configured = r.configuration()
+            keys = _Keys(*_condition_of(r, info), str(r.topology), configured, models_label(configured))
+            _flatten_evidence(r, run, keys, ev)
             if r.failed or r.artifact.score is None:  # nothing scored: counted as failed, in no rate
-                _flatten_failed(r, run, info, f)
+                _flatten_failed(r, run, keys, f)
                 continue
-            _flatten(r, ep, run, dom, info, e, h, st)
+            _flatten(r, ep, run, dom, keys, e, h, st)
             ep += 1
     return Frames(
         episodes=pl.DataFrame(e, schema=_EP_COLS),
@@ -200,9 +203,19 @@ def _condition_of(r: EpisodeRecord, info: Mapping[str, tuple[str, str | None]]) 
     return r.condition, family, control
 
 
-def _flatten_evidence(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, str | None]],
-                      ev: dict[str, list[Any]]) -> None:
-    condition, _family, _control = _condition_of(r, info)
+class _Keys(NamedTuple):
+    """A record's row keys, shared by the episodes, hops, stages, failed and evidence frames."""
+
+    condition: str
+    family: str
+    control: str | None
+    topology: str
+    configured: dict[str, str]
+    label: str
+
+
+def _flatten_evidence(r: EpisodeRecord, run: str, keys: _Keys, ev: dict[str, list[Any]]) -> None:
+    condition = keys.condition
     usage = r.usage.values()
     reasons: dict[str, int] = {}
     for u in usage:
@@ -210,8 +223,8 @@ def _flatten_evidence(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, 
             reasons[reason] = reasons.get(reason, 0) + n
     calls = sum(u.calls for u in usage)
     for col, val in (
-        ("run", run), ("key", r.key), ("condition", condition), ("topology", str(r.topology)),
-        ("topology_name", r.topology.name), ("models", models_label(r.configuration())), ("panel", r.panel),
+        ("run", run), ("key", r.key), ("condition", condition), ("topology", keys.topology),
+        ("topology_name", r.topology.name), ("models", keys.label), ("panel", r.panel),
         ("simulated", r.simulated), ("failed", bool(r.failed or r.artifact.score is None)),
         ("parse_error", not r.failed and r.artifact.score is not None and not r.executor.parse_ok),
         ("calls", calls), ("cached_calls", sum(u.cached_calls for u in usage)),
@@ -229,13 +242,12 @@ def _flatten_evidence(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, 
         ev[col].append(val)
 
 
-def _flatten_failed(r: EpisodeRecord, run: str, info: Mapping[str, tuple[str, str | None]],
-                    f: dict[str, list[Any]]) -> None:
-    condition, family, control = _condition_of(r, info)
+def _flatten_failed(r: EpisodeRecord, run: str, keys: _Keys, f: dict[str, list[Any]]) -> None:
+    condition, family, control = keys.condition, keys.family, keys.control
     first = next((x for x in r.errors if x.role is not None), r.errors[0] if r.errors else None)
     for col, val in (
         ("run", run), ("key", r.key), ("task", r.task), ("condition", condition), ("family", family),
-        ("control", control), ("topology", str(r.topology)), ("models", models_label(r.configuration())),
+        ("control", control), ("topology", keys.topology), ("models", keys.label),
         ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin), ("panel", r.panel),
         ("wording", r.wording.id if r.wording is not None else "base"),
         ("where", first.where if first else None), ("kind", first.kind if first else "failed"),
@@ -249,7 +261,7 @@ def _flatten(
     ep: int,
     run: str,
     dom: Mapping[str, str],
-    info: Mapping[str, tuple[str, str | None]],
+    keys: _Keys,
     e: dict[str, list[Any]],
     h: dict[str, list[Any]],
     st: dict[str, list[Any]],
@@ -260,10 +272,9 @@ def _flatten(
     assert score is not None  # failed episodes (no score) go to _flatten_failed
     fields = score.fields
     state = score.state
-    condition, family, control = _condition_of(r, info)
-    topo = str(r.topology)
-    configured = r.configuration()  # the spec per role, or its configuration's label (a variant of one spec)
-    label = models_label(configured)
+    condition, family, control, topo = keys.condition, keys.family, keys.control, keys.topology
+    configured = keys.configured  # the spec per role, or its configuration's label (a variant of one spec)
+    label = keys.label
     reviewer_preserved: bool | None = None
     for hop in r.hops:
         hs = hop.score

@@ -73,9 +73,11 @@ def _rate_intervals(
 ) -> pl.DataFrame:
     if ep.is_empty():
         return pl.DataFrame()
+    # Sorted: group_by's row order varies from run to run, and the order of groups and of tasks within a
+    # group decides which resample draw goes to which task, so the same seed must see the same order.
     per_task = ep.group_by([*by, "task"]).agg(
         pl.len().alias("_n"), *(pl.col(o).cast(pl.Float64).sum() for o in CI_OUTCOMES)
-    )
+    ).sort([*by, "task"])
     rows: list[dict[str, object]] = []
     for key, part in per_task.partition_by(by, as_dict=True, maintain_order=True).items():
         iv = cluster_bootstrap(

@@ -6,8 +6,10 @@ formatted section. The panel's episodes are never mixed with the other panel's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -26,6 +28,7 @@ from ._calibrated import (
 )
 from ._contrasts import RiskDifferences, risk_differences
 from ._evidence import evidence_quality, isolation_audit
+from ._figure_drawer import FigureDrawer
 from ._fixed_artifacts import (
     TABLE3_ARMS,
     TABLE14_ARMS,
@@ -99,6 +102,11 @@ class _Ctx:
     judged: PanelJudgments | None = None  # report --panel: add P_panel/D_panel to the condition matrix
     evidence: pl.DataFrame | None = None  # the panel's Frames.evidence rows: Table 20 and the isolation audit
     substrates: Substrates | None = None  # every substrate's episodes, for the transport table
+    drawer: FigureDrawer | None = None  # draws the PNGs (in a worker for a large report); None: in-process
+
+    def draw(self, fn: Callable[..., Path], *args: Any, **kwargs: Any) -> Path:
+        """`fn(*args, **kwargs)`, a figure of `_figures`, drawn by the report's drawer; returns its path."""
+        return self.drawer.draw(fn, *args, **kwargs) if self.drawer is not None else fn(*args, **kwargs)
 
     def own_rng(self) -> np.random.Generator:
         """A child generator for a table added later: it draws its own resamples, so the intervals of the
@@ -127,7 +135,7 @@ def analyse_panel(
     resamples: int, figures: bool, stages: pl.DataFrame, failed: pl.DataFrame,
     calibration: Calibration | None = None, error: Calibration | None = None,
     judged: PanelJudgments | None = None, evidence: pl.DataFrame | None = None,
-    substrates: Substrates | None = None,
+    substrates: Substrates | None = None, drawer: FigureDrawer | None = None,
 ) -> Panel:
     """Every table and figure of one panel (`stages`: the panel's carried-stages frame, for the drift curve;
     `failed`: its failed episodes, which no rate counts and the condition matrix and model table count;
@@ -144,7 +152,7 @@ def analyse_panel(
     head.blocks += substrate_note(substrates)
     p.sections.append(head)
     ctx = _Ctx(ep, hops, p, out / "figures", rng, resamples, figures, stages, failed, calibration, error, judged,
-               evidence, substrates)
+               evidence, substrates, drawer)
     _section_matrix(ctx)
     _section_adjusted(ctx)
     _section_panel_corrected(ctx)
@@ -204,7 +212,7 @@ def _section_matrix(ctx: _Ctx) -> None:
         ct = sort_conditions(rates_table(ep, ["condition", "topology"], resamples=ctx.resamples, rng=ctx.rng),
                              "topology")
         n = figs.n_text(ep.height, ct["n"], each="condition and topology")
-        ctx.figure(s, figs.condition_bars(ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated, n=n),
+        ctx.figure(s, ctx.draw(figs.condition_bars, ct, ctx.png("condition_bars"), simulated=ctx.panel.simulated, n=n),
                    "Condition bars", "P, D and unsafe per condition and topology, pooled over model "
                    "configurations, with task-cluster 95% intervals.", n=n)
 
@@ -330,7 +338,7 @@ def _section_component_loss(ctx: _Ctx) -> None:
                                          "loss = the final artifact is not preserved (P = 0)."]))
     if ctx.figures and cl.height:
         n = figs.n_text(ctx.ep.height, cl["n"], each="row")
-        ctx.figure(s, figs.field_loss_heatmap(cl, ctx.png("field_loss"), simulated=ctx.panel.simulated, n=n),
+        ctx.figure(s, ctx.draw(figs.field_loss_heatmap, cl, ctx.png("field_loss"), simulated=ctx.panel.simulated, n=n),
                    "Field-loss heatmap", n=n)
 
 
@@ -360,7 +368,7 @@ def _section_risk_differences(ctx: _Ctx) -> RiskDifferences:
     elif ctx.figures and rd.table.filter(pl.col("n") > 0).height:
         matched = rd.table.filter(pl.col("n") > 0)["n"]
         n = figs.n_text(int(matched.sum()), matched, unit="matched transformed episodes", each="point")
-        ctx.figure(s, figs.dp_vs_dy(rd.table, ctx.png("dp_vs_dy"), simulated=ctx.panel.simulated, n=n),
+        ctx.figure(s, ctx.draw(figs.dp_vs_dy, rd.table, ctx.png("dp_vs_dy"), simulated=ctx.panel.simulated, n=n),
                    "ΔP against ΔY", "Each point is a condition's matched contrast with its task-cluster 95% "
                    "intervals.", n=n)
     return rd
@@ -481,7 +489,7 @@ def _section_gradient(ctx: _Ctx) -> None:
         notes=[f"Not run in this panel: {', '.join(missing)}."] if missing else []))
     if ctx.figures:
         n = figs.n_text(int(grad["n"].sum()), grad["n"], each="condition")
-        ctx.figure(s, figs.gradient_lines(grad, ctx.png("gradient"), simulated=ctx.panel.simulated, n=n),
+        ctx.figure(s, ctx.draw(figs.gradient_lines, grad, ctx.png("gradient"), simulated=ctx.panel.simulated, n=n),
                    "Compression gradient", n=n)
 
 
@@ -511,11 +519,11 @@ def _section_models(ctx: _Ctx) -> None:
     sim = ctx.panel.simulated
     if ctx.figures and mr.height:
         n = figs.n_text(int(mr["n"].sum()), mr["n"], each="model configuration")
-        ctx.figure(s, figs.rate_bars(mr, "models", ctx.png("models"), title="Rates per model configuration",
+        ctx.figure(s, ctx.draw(figs.rate_bars, mr, "models", ctx.png("models"), title="Rates per model configuration",
                                      simulated=sim, n=n), "Model comparison", n=n)
     if ctx.figures and tr.height:
         n = figs.n_text(int(tr["n"].sum()), tr["n"], each="topology")
-        ctx.figure(s, figs.rate_bars(tr, "topology", ctx.png("topologies"),
+        ctx.figure(s, ctx.draw(figs.rate_bars, tr, "topology", ctx.png("topologies"),
                                      title="Rates per topology (transformed conditions)", simulated=sim, n=n),
                    "Topology comparison", n=n)
 
@@ -597,7 +605,7 @@ def _section_drift(ctx: _Ctx) -> None:
     if ctx.figures and dc.height:
         drawn = ctx.ep.filter(pl.col("condition").is_in(dc["condition"].unique().to_list())).height
         n = figs.n_text(drawn, dc["n"], each="point")
-        ctx.figure(s, figs.drift_lines(dc, ctx.png("drift"), simulated=ctx.panel.simulated, n=n),
+        ctx.figure(s, ctx.draw(figs.drift_lines, dc, ctx.png("drift"), simulated=ctx.panel.simulated, n=n),
                    "Drift curves, one panel per topology family", STAGE_NOTE, n=n)
 
 
@@ -629,7 +637,7 @@ def _section_remedies(ctx: _Ctx) -> None:
             "no-remedy arm in `vs`, in percentage points, with task-cluster bootstrap intervals."]))
     if ctx.figures:
         n = figs.n_text(int(rt["n"].sum()), rt["n"], unit="blocked episodes", each="arm")
-        ctx.figure(s, figs.remedy_price(rt, ctx.png("remedies"), simulated=ctx.panel.simulated, n=n),
+        ctx.figure(s, ctx.draw(figs.remedy_price, rt, ctx.png("remedies"), simulated=ctx.panel.simulated, n=n),
                    "Unsafe against over-blocking per remedy", n=n)
 
 
@@ -721,7 +729,7 @@ def _section_fixed_artifacts(ctx: _Ctx) -> None:
         "_o", "models").drop("_o")
     if ctx.figures and arms.height:
         n = figs.n_text(int(arms["n"].sum()), arms["n"], unit="replays", each="arm")
-        ctx.figure(s, figs.repair_panels(arms, field_retention(ctx.ep), ctx.png("repair"),
+        ctx.figure(s, ctx.draw(figs.repair_panels, arms, field_retention(ctx.ep), ctx.png("repair"),
                                          simulated=ctx.panel.simulated, n=n),
                    "Repair of fixed degraded artifacts (Fig. 3B / 4C–D)",
                    "Left: P, D and unsafe per deterministic repair arm on the same fixed base artifacts (single "

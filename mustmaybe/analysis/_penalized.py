@@ -71,13 +71,21 @@ def logistic_table(
                 rows.append({**base, "predictor": lab, "note": why or "no predictor varies in these episodes"})
             continue
         x = frame.select([c for c, _ in usable]).to_numpy()
-        point = fit_logistic(x, y, lam=lam)
+        # The predictors and the outcome are 0/1, so the likelihood depends on the episodes only through the
+        # (weighted) count of each distinct (x, y) row: fit on those few cells, not on every episode. One
+        # resample's cell weights are its task counts times each task's cell counts, one matrix product.
+        cells, cell_of = np.unique(np.column_stack([x, y]), axis=0, return_inverse=True)
+        cell_of = cell_of.reshape(-1)
+        cx, cy = cells[:, :-1], cells[:, -1]
+        per_task = np.zeros((len(tasks), len(cells)))
+        np.add.at(per_task, (task_idx, cell_of), 1.0)
+        point = fit_logistic(cx, cy, per_task.sum(axis=0), lam=lam)
         start = np.append(point.coef, point.intercept)
         draws = np.full((resamples, len(usable)), np.nan)
         if resamples > 0 and len(tasks) > 1:
-            weights = task_weights(len(tasks), resamples, rng)
+            cell_weights = task_weights(len(tasks), resamples, rng) @ per_task
             for r in range(resamples):
-                draws[r] = fit_logistic(x, y, weights[r][task_idx], lam=lam, start=start).coef
+                draws[r] = fit_logistic(cx, cy, cell_weights[r], lam=lam, start=start).coef
         for c, lab in preds:
             row: dict[str, object] = {**base, "predictor": lab}
             if c not in (u for u, _ in usable):

@@ -17,6 +17,7 @@ import polars as pl
 from ._bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from ._calibrated import Calibration, shipped_calibration
 from ._contrasts import RD_COLUMNS
+from ._figure_drawer import FigureDrawer
 from ._fixed_artifacts import FIXED_COLUMNS, RESTORATION_COLUMNS
 from ._frames import Frames, build_frames
 from ._html import render_html
@@ -118,26 +119,12 @@ def report_from_frames(
                                f"{measured.checker}; the runs were scored by {', '.join(scored_by)}.", "warning"))
     if judged is not None:
         intro += _panel_intro(judged, set(ep["key"].to_list()))
-    panels: list[Panel] = []
-    for name, sim in (("real", False), ("simulated", True)):
-        ep_all = ep.filter(pl.col("simulated") == sim)
-        failed_all = frames.failed.filter(pl.col("simulated") == sim)
-        if ep_all.height or failed_all.height:
-            # Substrates are never pooled: every table but the transport table reads one (transport.py).
-            main = main_substrate(pl.concat([ep_all.select("substrate"), failed_all.select("substrate")]))
-            ep_p = ep_all.filter(pl.col("substrate") == main)
-            failed_p = failed_all.filter(pl.col("substrate") == main)
-            ids = ep_p["ep"]
-            hops_p = frames.hops.filter(pl.col("ep").is_in(ids))
-            stages_p = frames.stages.filter(pl.col("ep").is_in(ids))
-            # Tables 20 and the isolation audit read the same substrate's episodes, scored and failed.
-            keys = [*ep_p["key"].to_list(), *failed_p["key"].to_list()]
-            evidence_p = frames.evidence.filter((pl.col("simulated") == sim) & pl.col("key").is_in(keys))
-            panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
-                                        resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
-                                        calibration=calibration, error=measured, judged=judged,
-                                        evidence=evidence_p, substrates=Substrates(main or "autogen", ep_all,
-                                                                                   failed_all)))
+    drawer = FigureDrawer(ep.height) if figures else None
+    try:
+        panels = _panels(frames, ep, out, rng, resamples, figures, calibration, measured, judged, drawer)
+    finally:
+        if drawer is not None:
+            drawer.close()  # every PNG is written before the HTML embeds them
     # Rows where most episodes failed, named at the top of the report (and on the console), not only in their table.
     flagged = [f"{row} ({p.name})" for p in panels for row in mostly_failed_rows(p.frames["condition_matrix"])]
     if flagged:
@@ -273,6 +260,33 @@ def _intro(frames: Frames, resamples: int, n_sim: int) -> list[Paragraph]:
                              "leave-one-domain-out analysis has nothing to leave out.", "note"))
     out.append(Paragraph(DEFINITIONS.format(b=resamples)))
     return out
+
+
+def _panels(frames: Frames, ep: pl.DataFrame, out: Path, rng: np.random.Generator, resamples: int, figures: bool,
+            calibration: Calibration | None, measured: Calibration | None, judged: PanelJudgments | None,
+            drawer: FigureDrawer | None) -> list[Panel]:
+    """The real and the simulated panel, each on its main substrate (in this order: they share `rng`)."""
+    panels: list[Panel] = []
+    for name, sim in (("real", False), ("simulated", True)):
+        ep_all = ep.filter(pl.col("simulated") == sim)
+        failed_all = frames.failed.filter(pl.col("simulated") == sim)
+        if ep_all.height or failed_all.height:
+            # Substrates are never pooled: every table but the transport table reads one (transport.py).
+            main = main_substrate(pl.concat([ep_all.select("substrate"), failed_all.select("substrate")]))
+            ep_p = ep_all.filter(pl.col("substrate") == main)
+            failed_p = failed_all.filter(pl.col("substrate") == main)
+            ids = ep_p["ep"]
+            hops_p = frames.hops.filter(pl.col("ep").is_in(ids))
+            stages_p = frames.stages.filter(pl.col("ep").is_in(ids))
+            # Tables 20 and the isolation audit read the same substrate's episodes, scored and failed.
+            keys = [*ep_p["key"].to_list(), *failed_p["key"].to_list()]
+            evidence_p = frames.evidence.filter((pl.col("simulated") == sim) & pl.col("key").is_in(keys))
+            panels.append(analyse_panel(ep_p, hops_p, name=name, simulated=sim, out=out, rng=rng,
+                                        resamples=resamples, figures=figures, stages=stages_p, failed=failed_p,
+                                        calibration=calibration, error=measured, judged=judged,
+                                        evidence=evidence_p, substrates=Substrates(main or "autogen", ep_all,
+                                                                                   failed_all), drawer=drawer))
+    return panels
 
 
 # ------------------------------------------------------------------ files

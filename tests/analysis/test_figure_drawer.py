@@ -1,0 +1,40 @@
+"""A large report draws its figures in a worker process: the same PNG bytes as drawn in-process, and a worker
+that cannot start or dies still leaves every figure drawn."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from mustmaybe.analysis import _figure_drawer as drawer
+from mustmaybe.analysis import build_frames, report_from_frames
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+
+def _report(out: Path) -> dict[str, bytes]:
+    import bench_report
+
+    records, domains = bench_report.synthetic_episodes(600)
+    report_from_frames(build_frames(records, domains=domains), out, resamples=20)
+    return {p.name: p.read_bytes() for p in sorted((out / "figures").glob("*.png"))} | {
+        "report.md": (out / "report.md").read_bytes(), "report.html": (out / "report.html").read_bytes()}
+
+
+@pytest.fixture(scope="module")
+def inline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(drawer.FIGURES_ENV, "inline")
+        return _report(tmp_path_factory.mktemp("inline"))
+
+
+@pytest.mark.parametrize("worker", [sys.executable, "/bin/false", "/nonexistent/python"])
+def test_worker_figures_are_the_inline_ones(inline: dict[str, bytes], tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch, worker: str) -> None:
+    monkeypatch.setenv(drawer.FIGURES_ENV, "worker")
+    monkeypatch.setattr(drawer.sys, "executable", worker)  # a working worker, one that dies, one that never starts
+    drawn = _report(tmp_path / "worker")
+    assert len(inline) > 8
+    assert drawn == inline
