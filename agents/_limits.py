@@ -11,7 +11,7 @@ lazily inside the running loop and the registry is kept per loop (tests run one 
 
 A sweep spread over several machines (`sweep --ray`) needs each endpoint's limits to hold across
 all of them, not per process: its workers install a limiter factory (`set_limiter_factory`) whose
-limiters take their slot and token from one cluster-wide gate (mustmaybe/sweep/_ray_gate.py).
+limiters take their slot and token from one cluster-wide gate (mustmaybe/sweep/_ray_limiter.py).
 Without one, every limiter is the in-process `EndpointLimiter` below.
 """
 
@@ -21,8 +21,8 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 
 import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
@@ -99,15 +99,21 @@ class EndpointLimiter:
                 await asyncio.sleep(pause)
             if self.bucket is not None:
                 await self.bucket.acquire()
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            self.requests += 1
-            try:
+            with self._counted():
                 yield
-            finally:
-                self.in_flight -= 1
         finally:
             self._semaphore.release()
+
+    @contextmanager
+    def _counted(self) -> Iterator[None]:
+        """Count one request in flight for the progress displays (every limiter's slot goes through it)."""
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        self.requests += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
 
     def defer(self, seconds: float) -> None:
         """Start no request to this endpoint for `seconds` (all clients), after it sent Retry-After.

@@ -46,13 +46,10 @@ class ClusterLimiter(EndpointLimiter):
         if not granted:
             raise RuntimeError(f"endpoint {self.base_url}: the sweep's coordinator refused a request slot "
                                f"(worker {self._worker} was marked lost, or the call was cancelled)")
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        self.requests += 1
         try:
-            yield
+            with self._counted():
+                yield
         finally:
-            self.in_flight -= 1
             # Not awaited: the answer is already here, and the slot frees as soon as the call lands.
             c.release.remote(self.base_url, self._worker, ticket)
 
