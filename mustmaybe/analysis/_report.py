@@ -186,6 +186,7 @@ def _instrument_note(ep: pl.DataFrame) -> Paragraph | None:
 
 def provenance() -> Paragraph:
     """Which tool made the report, when, and from which commit: a cited number must be traceable to both."""
+    import os
     from datetime import UTC, datetime
 
     from mustmaybe import __version__
@@ -195,8 +196,12 @@ def provenance() -> Paragraph:
     git = git_state()
     commit = (f"commit {git['commit'][:12]}" + (" with local changes" if git["dirty"] else "")
               if git["commit"] else "commit unknown (not a git checkout)")
+    # SOURCE_DATE_EPOCH (the reproducible-builds convention) pins the date, so that two reports of the same
+    # episodes can be compared byte for byte.
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    when = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
     return Paragraph(f"Made with mustmaybe {__version__} ({commit}; checker {CHECKER_VERSION}) on "
-                     f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}.")
+                     f"{when.strftime('%Y-%m-%d %H:%M UTC')}.")
 
 
 def _panel_intro(judged: PanelJudgments, keys: set[str]) -> list[Paragraph]:

@@ -13,6 +13,9 @@ from mustmaybe.analysis import build_frames, report_from_frames
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
+# The reports compared are made minutes apart: their provenance line's date is pinned.
+_EPOCH = "1764633600"
+
 
 def _report(out: Path) -> dict[str, bytes]:
     import bench_report
@@ -27,6 +30,7 @@ def _report(out: Path) -> dict[str, bytes]:
 def inline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(drawer.FIGURES_ENV, "inline")
+        mp.setenv("SOURCE_DATE_EPOCH", _EPOCH)
         return _report(tmp_path_factory.mktemp("inline"))
 
 
@@ -34,6 +38,7 @@ def inline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
 def test_worker_figures_are_the_inline_ones(inline: dict[str, bytes], tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch, worker: str) -> None:
     monkeypatch.setenv(drawer.FIGURES_ENV, "worker")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", _EPOCH)
     monkeypatch.setattr(drawer.sys, "executable", worker)  # a working worker, one that dies, one that never starts
     drawn = _report(tmp_path / "worker")
     assert len(inline) > 8

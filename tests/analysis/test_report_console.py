@@ -68,3 +68,15 @@ def test_report_states_tool_version_date_and_commit(tmp_path: Path) -> None:
         text = (tmp_path / "rep" / name).read_text(encoding="utf-8")
         assert f"Made with mustmaybe {__version__} (commit {commit[:12]}" in text, name
         assert datetime.now(UTC).strftime("%Y-%m-%d") in text
+
+
+def test_source_date_epoch_pins_the_report_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two reports of the same episodes, made at different times, compare byte for byte (reproducible builds).
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764633600")
+    texts = []
+    for out in ("r1", "r2"):
+        assert main(["report", str(_jsonl(tmp_path / "a.jsonl")), "--out", str(tmp_path / out), "--resamples", "5",
+                     "--no-figures"]) == 0
+        texts.append((tmp_path / out / "report.md").read_text(encoding="utf-8"))
+    assert "on 2025-12-02 00:00 UTC." in texts[0]
+    assert texts[0] == texts[1]
