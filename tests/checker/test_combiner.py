@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.checker import WEIGHTS_FILE, Combiner, load_labeled_set, score_artifact, train_combiner
+from mustmaybe.checker import WEIGHTS_FILE, Combiner, score_artifact
 from mustmaybe.checker._evaluate import evaluate
 from mustmaybe.checker._features import feature_names, features
 from mustmaybe.checker._fields import compiled_for
 from mustmaybe.checker._lexical import grams, masked
 from mustmaybe.checker._rules import score_verdicts
+from mustmaybe.checker_tools import load_labeled_set, train_combiner
 from mustmaybe.scenarios import Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
