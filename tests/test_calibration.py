@@ -68,6 +68,7 @@ def test_calibrate_by_family_reports_each_family_and_the_open_split(tmp_path: Pa
     assert "deactivated_called_preserved" in res["state"]
 
 
+@pytest.mark.slow  # scores every tuning set (about 18 s)
 def test_tuning_floor() -> None:
     res = _cal([p.name for p in SETS if load_labeled_set(p).split == "tuning"])
     assert res["n"] >= 1200
