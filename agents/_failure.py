@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 import openai
 
@@ -34,33 +35,39 @@ def completion_body_problem(content_type: str, body: bytes) -> str | None:
     Checks only the envelope the SDK needs (a JSON object with a non-empty `choices` list whose
     first entry has a `message`); what the message says is the model's business.
     """
+    return read_completion(content_type, body)[1]
+
+
+def read_completion(content_type: str, body: bytes) -> tuple[Any, str | None]:
+    """(the parsed JSON, None) for a chat completion, else (None, why it is not one): the check of
+    `completion_body_problem`, handing back what it parsed so the thin path parses the body once."""
     ctype = content_type.split(";", 1)[0].strip().lower()
     head = body.lstrip()[:64].lower()
     if "html" in ctype or head.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):
-        return "the endpoint returned HTML, not a chat completion"
+        return None, "the endpoint returned HTML, not a chat completion"
     if not head:
-        return "the endpoint returned an empty body, not a chat completion"
+        return None, "the endpoint returned an empty body, not a chat completion"
     try:
         obj = json.loads(body)
     except ValueError:
         if ctype.endswith("json") or head.startswith((b"{", b"[")):
-            return "the endpoint returned a truncated or malformed JSON body, not a chat completion"
-        return f"the endpoint returned {ctype or 'non-JSON text'}, not a chat completion"
+            return None, "the endpoint returned a truncated or malformed JSON body, not a chat completion"
+        return None, f"the endpoint returned {ctype or 'non-JSON text'}, not a chat completion"
     if not isinstance(obj, dict):
-        return f"the endpoint returned a JSON {type(obj).__name__}, not a chat completion"
+        return None, f"the endpoint returned a JSON {type(obj).__name__}, not a chat completion"
     if "choices" not in obj:
         err = obj.get("error")
         if err is not None:
             msg = err.get("message") if isinstance(err, dict) else err
-            return f"the endpoint returned an error object instead of a chat completion: {str(msg)[:200]}"
-        return "the endpoint returned JSON without `choices`, not a chat completion"
+            return None, f"the endpoint returned an error object instead of a chat completion: {str(msg)[:200]}"
+        return None, "the endpoint returned JSON without `choices`, not a chat completion"
     choices = obj["choices"]
     if not isinstance(choices, list) or not choices:
-        return "the endpoint returned a chat completion with no choices"
+        return None, "the endpoint returned a chat completion with no choices"
     first = choices[0]
     if not isinstance(first, dict) or not isinstance(first.get("message"), dict):
-        return "the endpoint returned a choice without a message, not a chat completion"
-    return None
+        return None, "the endpoint returned a choice without a message, not a chat completion"
+    return obj, None
 
 
 async def check_completion_response(response: object) -> None:

@@ -8,7 +8,9 @@ raise or drop a message: either would hang the team.
 from __future__ import annotations
 
 import logging
+import os
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -51,13 +53,47 @@ def safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScor
         return score
 
 
+# The checker is a pure function of task and text, so a text seen before for the same task object gets the
+# score it got then (scores are frozen models; records serialize them the same). Identical messages are
+# common: the reviewer's statement of one task across seeds and conditions at temperature 0, or a fixed-answer
+# endpoint. Bounded: the last _MEMO_TEXTS texts of each of the last _MEMO_TASKS tasks, texts up to
+# _MEMO_CHARS characters. MUSTMAYBE_SCORE_MEMO=off scores every message afresh.
+_MEMO_TASKS, _MEMO_TEXTS, _MEMO_CHARS = 256, 256, 20_000
+_MEMO: OrderedDict[int, tuple[Scenario, OrderedDict[str, ArtifactScore]]] = OrderedDict()
+
+
+def _memo_wanted() -> bool:
+    return os.environ.get("MUSTMAYBE_SCORE_MEMO", "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def _memo_of(scenario: Scenario) -> OrderedDict[str, ArtifactScore]:
+    hit = _MEMO.get(id(scenario))
+    if hit is not None and hit[0] is scenario:
+        _MEMO.move_to_end(id(scenario))
+        return hit[1]
+    texts: OrderedDict[str, ArtifactScore] = OrderedDict()
+    _MEMO[id(scenario)] = (scenario, texts)
+    if len(_MEMO) > _MEMO_TASKS:
+        _MEMO.popitem(last=False)
+    return texts
+
+
 def _safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScore:
+    memo = _memo_of(scenario) if len(text) <= _MEMO_CHARS and _memo_wanted() else None
+    if memo is not None and (seen := memo.get(text)) is not None:
+        memo.move_to_end(text)
+        return seen
     try:
-        return score_artifact(scenario, text)
+        score = score_artifact(scenario, text)
     except Exception as exc:
         log.exception("checker failed")
         errors.append(f"{type(exc).__name__}: {exc}")
         return _UNSCORED
+    if memo is not None:
+        memo[text] = score
+        if len(memo) > _MEMO_TEXTS:
+            memo.popitem(last=False)
+    return score
 
 
 def score_attributes(score: ArtifactScore) -> dict[str, object]:
