@@ -1,5 +1,8 @@
-"""Role agents, prompt templates, model backends (sim, local, OpenAI-compatible) and the client pipeline
+"""Role agents, prompt templates, model backends (local, OpenAI-compatible; the sim's own package,
+`mustmaybe.sim`, behind the same dispatch) and the client pipeline
 (`build_client`: record → single-flight → cache → retry → limit → structured output → backend)."""
+
+from typing import Any
 
 from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
@@ -20,7 +23,6 @@ from ._patches import dependency_patches
 from ._pipeline import CallSharing, build_client
 from ._recording import CallRecord, RecordingClient, message_text
 from ._retry import RetryingClient
-from ._sim import SimChatCompletionClient, SimClientConfig
 from ._singleflight import SingleFlightClient
 from ._spec import check_model_spec
 
@@ -39,8 +41,6 @@ __all__ = [
     "RecordingClient",
     "ResponseCache",
     "RetryingClient",
-    "SimChatCompletionClient",
-    "SimClientConfig",
     "SingleFlightClient",
     "build_client",
     "build_model_client",
@@ -59,3 +59,14 @@ __all__ = [
     "recommended_action",
     "set_limiter_factory",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Stored records' team configs and exported teams name the sim client by the path it had before it
+    # became mustmaybe.sim ("mustmaybe.agents.SimChatCompletionClient"); AutoGen's loader imports that
+    # module and reads the name, so it resolves here, on access only (it is not part of this API).
+    if name == "SimChatCompletionClient":
+        from mustmaybe.sim import SimChatCompletionClient
+
+        return SimChatCompletionClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

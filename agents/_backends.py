@@ -3,31 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from autogen_core.models import ChatCompletionClient
 
 from mustmaybe.records import EndpointConfig, ModelSpec, RoleParams
+
+if TYPE_CHECKING:
+    from mustmaybe.sim import SimContext
 
 
 @dataclass(frozen=True)
 class ClientContext:
     """Everything a backend may know about the agent it serves.
 
-    Real backends use only `params`, `seed` and `endpoint`. The sim backend also reads the role,
-    the condition's transformation and the action ids it simulates a choice between; the text it
-    transforms comes only from the messages its agent receives.
+    Real backends use only `params`, `seed` and `endpoint`; the pipeline names the agent and its role
+    in what it records. The sim is told more (the condition, the hop, the actions it simulates a choice
+    between), in its own `mustmaybe.sim.SimContext`, which `build_client` passes to the sim alone.
     """
 
-    role: str  # reviewer | transformer | executor
+    role: str  # reviewer | transformer | executor | judge
     agent: str  # AutoGen agent name (reviewer, summarizer_2, peer_1, coordinator, planner, executor)
-    condition: str  # condition id
-    transform: str  # the condition's transform
-    style: str | None
     seed: int
     params: RoleParams
-    hop: int = 0  # 1-based position of a transformer in its chain (0 for reviewer/executor)
-    requested_action: str = ""
-    fallback_action: str = ""
     endpoint: EndpointConfig | None = None
     substrate: str = "autogen"  # the framework whose agent makes the calls (a cache key field when not autogen)
 
@@ -37,12 +35,16 @@ class ClientContext:
         return self.params.seed if self.params.seed is not None else self.seed
 
 
-def build_model_client(spec: ModelSpec, ctx: ClientContext) -> ChatCompletionClient:
-    """The backend client for `spec`; optional backends import their dependencies only here."""
-    if spec.backend == "sim":
-        from ._sim import SimChatCompletionClient, SimClientConfig
+def build_model_client(spec: ModelSpec, ctx: ClientContext, sim: SimContext | None = None) -> ChatCompletionClient:
+    """The backend client for `spec`; optional backends import their dependencies only here.
 
-        return SimChatCompletionClient(SimClientConfig.from_context(spec.name, ctx))
+    `sim` (what only a simulated model is told) reaches the sim client and no other backend; None is a
+    context-free sim call (a judge's).
+    """
+    if spec.backend == "sim":
+        from mustmaybe.sim import sim_client
+
+        return sim_client(spec.name, role=ctx.role, agent=ctx.agent, seed=ctx.model_seed, context=sim)
     if spec.backend == "team":
         raise ValueError(f"model 'team' (a user team's own clients) serves only the transformer role under "
                          f"--topology team:PATH.json, not the {ctx.role}")

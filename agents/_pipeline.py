@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -30,6 +30,9 @@ from ._cache import CachingClient, ResponseCache, cache_key_fields
 from ._recording import RecordingClient
 from ._retry import RetryingClient
 from ._singleflight import SingleFlightClient
+
+if TYPE_CHECKING:
+    from mustmaybe.sim import SimContext
 
 
 @dataclass
@@ -43,13 +46,16 @@ class CallSharing:
     inflight: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
 
 
-def build_client(spec: ModelSpec, ctx: ClientContext, *, json_output: type[BaseModel] | None = None,
-                 timeout_s: float | None = None, sharing: CallSharing | None = None) -> RecordingClient:
+def build_client(spec: ModelSpec, ctx: ClientContext, *, sim: SimContext | None = None,
+                 json_output: type[BaseModel] | None = None, timeout_s: float | None = None,
+                 sharing: CallSharing | None = None) -> RecordingClient:
     """The client of one agent (`ctx.agent`), with every layer of the pipeline it needs.
 
     Args:
         spec: the role's model.
-        ctx: the agent, role, condition and parameters the backend may read.
+        ctx: the agent, role and parameters any backend may read.
+        sim: what only a simulated model is told (the condition, hop and actions); it reaches the sim
+            backend alone, and is ignored for every other.
         json_output: the structured answer this agent must give on every call (the executor's).
         timeout_s: the whole-call limit, retries included.
         sharing: the sweep's response cache and in-flight calls (None: neither).
@@ -57,7 +63,7 @@ def build_client(spec: ModelSpec, ctx: ClientContext, *, json_output: type[BaseM
     Returns:
         The outermost layer; its `retrying` is the retry layer, if the backend has one.
     """
-    backend = build_model_client(spec, ctx)
+    backend = build_model_client(spec, ctx, sim)
     retrying = getattr(backend, "retrying", None)  # OpenAIEndpointClient declares its retry layer
     client = backend
     if sharing is not None and sharing.cache is not None and spec.backend != "sim":

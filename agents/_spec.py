@@ -16,7 +16,7 @@ def check_model_spec(spec: str) -> ModelSpec:
     """
     parsed = parse_model_spec(spec)
     if parsed.backend == "sim":
-        from ._sim_profile import SimProfileError, load_profile
+        from mustmaybe.sim import SimProfileError, load_profile
 
         try:
             load_profile(parsed.name)

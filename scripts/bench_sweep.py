@@ -60,7 +60,7 @@ _ENTRY_POINTS = [
     ("planning (load, resolve, keys)", "sweep/_plan.py", "plan_sweep"),
     ("checker: score_artifact (sidecar + artifact)", "checker/_score.py", "score_artifact"),
     ("checker: score_action", "checker/_actions.py", "score_action"),
-    ("sim backend: _respond", "agents/_sim.py", "_respond"),
+    ("sim backend: _respond", "sim/_client.py", "_respond"),
     ("executor answer parsing", "agents/_executor.py", "parse_decision"),
     ("executor outcome (rule + Y)", "teams/_outcome.py", "executor_outcome"),
     ("isolation audit", "teams/_isolation.py", "audit"),

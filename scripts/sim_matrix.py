@@ -1,7 +1,7 @@
 """Run the main condition matrix (and the compression gradient) on the sim backend and compare
 P, D and Unsafe per condition with the paper's Table 2 and Table 13.
 
-This checks the calibration of a sim profile (agents/profiles/<name>.toml). The sim's rates are
+This checks the calibration of a sim profile (sim/profiles/<name>.toml). The sim's rates are
 inputs chosen to reproduce the paper's pattern; the numbers printed here are not findings.
 
     python scripts/sim_matrix.py                      # paper profile, all library tasks, seeds 1-5

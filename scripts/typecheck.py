@@ -1,8 +1,9 @@
 """Run mypy over the installed layout.
 
-The root folders agents/ teams/ scenarios/ checker/ install as mustmaybe.agents etc. through
+The root folders agents/ sim/ teams/ scenarios/ checker/ install as mustmaybe.agents etc. through
 setuptools' package-dir mapping, which mypy cannot follow; a tree of symlinks under build/
-gives mypy the same module names the interpreter sees.
+gives mypy the same module names the interpreter sees. The mapping is read from pyproject.toml,
+so a package added there is type-checked without an edit here.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MAPPED = {"agents": "agents", "teams": "teams", "scenarios": "scenarios", "checker": "checker"}
+_PACKAGE_DIR = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"]
+# mustmaybe.<name> -> its root folder, for every package installed from outside mustmaybe/.
+MAPPED = {name.split(".", 1)[1]: folder for name, folder in _PACKAGE_DIR.items() if name.startswith("mustmaybe.")}
 
 
 def build_tree() -> Path:

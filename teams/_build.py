@@ -28,6 +28,7 @@ from mustmaybe.agents import (
     prompts,
 )
 from mustmaybe.records import EpisodeSpec, Role, TeamSource
+from mustmaybe.sim import SimContext
 
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
@@ -140,13 +141,13 @@ class _Agents:
             # episode's, so every route acts on the same base artifact.
             params = params.model_copy(update={"seed": route_seed(
                 params.seed if params.seed is not None else spec.seed, spec.replay.route)})
-        ctx = ClientContext(
-            role=role, agent=agent, condition=cond.id, transform=cond.transform, style=cond.style, seed=spec.seed,
-            params=params, hop=hop, requested_action=spec.scenario.requested_action.id,
-            fallback_action=spec.scenario.blocker.fallback_action, endpoint=spec.endpoint(role),
-            substrate=spec.substrate,
-        )
-        rec = build_client(ms, ctx, json_output=json_output, timeout_s=spec.params[role].timeout_s,
+        ctx = ClientContext(role=role, agent=agent, seed=spec.seed, params=params, endpoint=spec.endpoint(role),
+                            substrate=spec.substrate)
+        # What only a simulated model is told; a real backend learns the episode from its prompt alone.
+        sim = SimContext(condition=cond.id, transform=cond.transform, style=cond.style, hop=hop,
+                         requested_action=spec.scenario.requested_action.id,
+                         fallback_action=spec.scenario.blocker.fallback_action) if ms.backend == "sim" else None
+        rec = build_client(ms, ctx, sim=sim, json_output=json_output, timeout_s=spec.params[role].timeout_s,
                            sharing=self.sharing)
         self.clients[agent] = rec
         return rec

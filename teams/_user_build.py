@@ -14,7 +14,7 @@ Two things AutoGen's loader cannot do are done around it, through its public com
   JSON's own client, built from its (sanitized) config. Either way it is wrapped in a
   `RecordingClient`, so the usage, the context-isolation audit and failures read as for our teams.
   A SelectorGroupChat's speaker selection is a transformer call too; on the sim it answers with
-  one of the candidate names (agents/_sim.py), so a sim sweep exercises the selection path.
+  one of the candidate names (sim/_client.py), so a sim sweep exercises the selection path.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from autogen_core import CancellationToken, Component, ComponentBase, SingleThre
 from autogen_core.models import ChatCompletionClient
 from pydantic import BaseModel
 
-from mustmaybe.agents import RecordingClient, SimChatCompletionClient, SimClientConfig, prompts
+from mustmaybe.agents import RecordingClient, prompts
 from mustmaybe.records import DEFAULT_OPENAI_BASE_URL, REVIEWER, EpisodeSpec, Role, TeamSource
+from mustmaybe.sim import SimContext, sim_client
 
 from ._registry import AgentFactory, TeamPlan
 from ._user_team import SLOT_PROVIDER, is_component, provider_of
@@ -171,11 +172,11 @@ def own_client_problem(source: TeamSource) -> str | None:
 
 
 def _sim_selector(spec: EpisodeSpec, agent: str) -> RecordingClient:
-    cfg = SimClientConfig(profile=spec.models["transformer"].name, role="selector", agent=agent,
-                          condition=spec.team_condition.id, transform=spec.team_condition.transform,
-                          seed=spec.params["transformer"].seed if spec.params["transformer"].seed is not None
-                          else spec.seed)
-    return RecordingClient(inner=SimChatCompletionClient(cfg), agent=agent,
+    params = spec.params["transformer"]
+    client = sim_client(spec.models["transformer"].name, role="selector", agent=agent,
+                        seed=params.seed if params.seed is not None else spec.seed,
+                        context=SimContext(condition=spec.team_condition.id, transform=spec.team_condition.transform))
+    return RecordingClient(inner=client, agent=agent,
                            timeout_s=spec.params["transformer"].timeout_s, endpoint="sim")
 
 

@@ -70,3 +70,14 @@ def test_the_score_types_have_one_public_home() -> None:
                 "mustmaybe.judges", "mustmaybe.store"):
         shared = set(importlib.import_module(pkg).__all__) & set(records.__all__)
         assert shared == set(), f"{pkg} re-exports {sorted(shared)}"
+
+
+def test_the_sim_is_a_package_of_its_own() -> None:
+    # The backends import the sim (lazily, in their dispatch), never the reverse; the sim reads text with its
+    # own reader (the ground truth the checker is tested against), so importing it loads no checker either.
+    mods = _loaded("import mustmaybe.sim")
+    assert [m for m in mods if m.startswith(("mustmaybe.agents", "mustmaybe.teams", "mustmaybe.checker"))] == []
+    assert "mustmaybe.sim" not in _loaded("import mustmaybe.agents")
+    sim = importlib.import_module("mustmaybe.sim")
+    agents = importlib.import_module("mustmaybe.agents")
+    assert set(sim.__all__) & set(agents.__all__) == set()

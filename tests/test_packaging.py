@@ -13,8 +13,9 @@ def test_every_data_folder_is_a_listed_package() -> None:
     packages = set(setuptools["packages"])
     dirs = {name: ROOT / folder for name, folder in setuptools["package-dir"].items()}
     data_folders = {
-        "mustmaybe.agents." + p.name for p in (dirs["mustmaybe.agents"]).iterdir() if p.is_dir()
-        and p.name in ("prompts", "profiles")
+        "mustmaybe.agents." + p.name for p in (dirs["mustmaybe.agents"]).iterdir() if p.is_dir() and p.name == "prompts"
+    } | {
+        "mustmaybe.sim." + p.name for p in (dirs["mustmaybe.sim"]).iterdir() if p.is_dir() and p.name == "profiles"
     } | {
         "mustmaybe.scenarios.library." + p.name for p in (dirs["mustmaybe.scenarios"] / "library").iterdir()
         if p.is_dir() and any(p.glob("*.yaml"))

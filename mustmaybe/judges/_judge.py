@@ -84,8 +84,8 @@ class ModelJudge:
 
             # Temperature 0 and a fixed seed: a judge's reading should not be a draw.
             params = RoleParams(temperature=0.0, max_tokens=JUDGE_MAX_TOKENS, seed=0, timeout_s=self._timeout_s)
-            ctx = ClientContext(role="judge", agent="judge", condition="", transform="", style=None, seed=0,
-                                params=params, endpoint=self._endpoint)
+            # A sim judge is told no episode (no SimContext): it reads its prompt only.
+            ctx = ClientContext(role="judge", agent="judge", seed=0, params=params, endpoint=self._endpoint)
             self._client = build_client(self.model, ctx, json_output=JudgeAnswer, timeout_s=self._timeout_s,
                                         sharing=self._sharing)
         return self._client

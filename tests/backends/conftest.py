@@ -233,7 +233,7 @@ def make_ctx(endpoint: Any = None, *, seed: int = 7, role_seed: int | None = Non
     from mustmaybe.records import RoleParams
 
     return ClientContext(
-        role="executor", agent="executor", condition="P0", transform="none", style=None, seed=seed,
+        role="executor", agent="executor", seed=seed,
         params=RoleParams(temperature=temperature, max_tokens=max_tokens, seed=role_seed), endpoint=endpoint,
     )
 

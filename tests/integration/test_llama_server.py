@@ -31,7 +31,7 @@ MESSAGES: list[LLMMessage] = [
 
 def _client(base_url: str, mode: StructuredMode) -> OpenAIEndpointClient:
     ctx = ClientContext(
-        role="executor", agent="executor", condition="P0", transform="none", style=None, seed=1,
+        role="executor", agent="executor", seed=1,
         params=RoleParams(temperature=0.0, max_tokens=64),
         endpoint=EndpointConfig(base_url=base_url, structured_output=mode, timeout_s=60, max_retries=2),
     )

@@ -62,7 +62,7 @@ def test_a_pinned_trajectory_becomes_its_hops(monkeypatch: pytest.MonkeyPatch) -
     stages = [REVIEW.strip(), "Q3 summary: waiting on VRR approval.", "Send the Q3 summary to Northwind now."]
     seen: dict[str, list[str]] = {}
 
-    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+    def fake(spec: Any, ctx: Any, sim: Any = None) -> ReplayChatCompletionClient:
         if ctx.role == "reviewer":
             replies = [REVIEW]
         elif ctx.role == "executor":

@@ -138,7 +138,7 @@ AGREE = "Agreed with the reviewer."
 def agreeing_group(monkeypatch: pytest.MonkeyPatch) -> None:
     """Peers who only agree (no field of the blocker in their own line); a coordinator who restates it."""
 
-    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+    def fake(spec: Any, ctx: Any, sim: Any = None) -> ReplayChatCompletionClient:
         if ctx.role == "reviewer" or ctx.agent == "coordinator":
             replies = [REVIEW]
         elif ctx.role == "executor":

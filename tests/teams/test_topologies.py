@@ -37,7 +37,7 @@ def replay(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Each agent gets a replay client that answers with a text naming the agent."""
     made: dict[str, Any] = {}
 
-    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+    def fake(spec: Any, ctx: Any, sim: Any = None) -> ReplayChatCompletionClient:
         if ctx.role == "reviewer":
             replies = [REVIEW]
         elif ctx.role == "executor":
@@ -172,7 +172,7 @@ def test_the_registry_owns_compatibility_and_call_counts() -> None:
 
 
 def test_model_failure_is_recorded_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+    def fake(spec: Any, ctx: Any, sim: Any = None) -> ReplayChatCompletionClient:
         if ctx.role == "transformer":
             return ReplayChatCompletionClient([])  # raises 'No more mock responses'
         return ReplayChatCompletionClient([REVIEW, "{}"])

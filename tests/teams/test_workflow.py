@@ -36,7 +36,7 @@ def _forging(monkeypatch: pytest.MonkeyPatch, review: str) -> dict[str, Any]:
     """Every model after the reviewer forges the gate in its text; the executor asks for the forbidden action."""
     made: dict[str, Any] = {}
 
-    def fake(spec: Any, ctx: Any) -> ReplayChatCompletionClient:
+    def fake(spec: Any, ctx: Any, sim: Any = None) -> ReplayChatCompletionClient:
         if ctx.role == "executor":
             replies = [json.dumps({"action": FORBIDDEN, "blocker_recognized": False, "rationale": "gate resolved"})]
         else:

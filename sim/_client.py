@@ -1,7 +1,7 @@
 """The `sim` backend: a deterministic, seeded behavioural simulator as an AutoGen ChatCompletionClient.
 
 It reads only what its agent's model receives (the `messages` passed to `create`), applies the
-condition's transformation mechanics with the rates of its profile (agents/profiles/*.toml), and
+condition's transformation mechanics with the rates of its profile (sim/profiles/*.toml), and
 exposes what it changed as ground truth in `client.truth`. Its rates are inputs, never findings.
 Its output depends only on the profile, the config, the seed and the received texts.
 """
@@ -30,13 +30,17 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import _prompts as prompts
-from . import _sim_roles as roles
-from ._backends import ClientContext
-from ._sim_judge import judge as sim_judge
-from ._sim_profile import SimProfile, load_profile
+from . import _roles as roles
+from ._context import SimContext
+from ._judge import judge as sim_judge
+from ._profile import SimProfile, load_profile
 
 SimRole = Literal["reviewer", "transformer", "executor", "judge", "selector"]
+
+# The header W's read-only projection of the gate record starts with (agents/_prompts.py's WORKFLOW_HEADER,
+# which tests/sim/test_sim.py keeps equal to it). The sim knows the shapes of the prompts it reads as it knows
+# the "Stages:" block, and imports nothing of the backends' package, which imports it.
+WORKFLOW_HEADER = "Workflow state (read-only, committed by the workflow system; not editable):"
 
 # AutoGen's SelectorGroupChat prompt lists the candidates as a Python list: "['planner', 'critic']".
 _CANDIDATES = re.compile(r"\[\s*('[^'\n]+'(?:\s*,\s*'[^'\n]+')*)\s*\]")
@@ -47,7 +51,7 @@ class SimClientConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    profile: str = Field(default="paper", description="Profile name: agents/profiles/<profile>.toml.")
+    profile: str = Field(default="paper", description="Profile name: sim/profiles/<profile>.toml.")
     role: SimRole = Field(description="reviewer | transformer | executor | judge | selector (a user team's "
                                       "speaker selection).")
     agent: str = Field(default="", description="AutoGen agent name (summarizer_2, peer_1, coordinator, planner…).")
@@ -60,11 +64,13 @@ class SimClientConfig(BaseModel):
     fallback_action: str = Field(default="", description="The task's admissible fallback action.")
 
     @classmethod
-    def from_context(cls, profile: str, ctx: ClientContext) -> SimClientConfig:
-        role: Any = ctx.role
-        return cls(profile=profile, role=role, agent=ctx.agent, condition=ctx.condition, transform=ctx.transform,
-                   style=ctx.style, seed=ctx.model_seed, hop=ctx.hop,
-                   requested_action=ctx.requested_action, fallback_action=ctx.fallback_action)
+    def for_agent(cls, profile: str, *, role: str, agent: str, seed: int,
+                  context: SimContext | None = None) -> SimClientConfig:
+        """The config of one agent's sim client: its role, name and sampling seed (what every backend
+        is told) and the sim's own `context`."""
+        ctx = context if context is not None else SimContext()
+        sim_role: Any = role  # an unknown role fails validation here, by name
+        return cls(profile=profile, role=sim_role, agent=agent, seed=seed, **ctx.model_dump())
 
 
 def _text(m: LLMMessage) -> str:
@@ -85,6 +91,9 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
 
     component_type = "model"
     component_config_schema = SimClientConfig
+    # The path the sim had before it left agents/: stored records' team configs and exported teams name it,
+    # so it stays (records byte-identical, old team:PATH.json files loadable); mustmaybe.agents resolves the
+    # name on access, for AutoGen's loader only.
     component_provider_override = "mustmaybe.agents.SimChatCompletionClient"
 
     def __init__(self, config: SimClientConfig) -> None:
@@ -115,7 +124,7 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         users = [_text(m) for m in messages if not isinstance(m, SystemMessage | AssistantMessage)]
         # W's projection of the gate record: the sim's transformers write their prose from the
         # handoff as usual (their rates are the prose's own); the executor reads it in its task text.
-        users = [u for u in users if not u.startswith(prompts.WORKFLOW_HEADER)]
+        users = [u for u in users if not u.startswith(WORKFLOW_HEADER)]
         rng = self._rng([system, *users])
         last = users[-1] if users else ""
         if cfg.role == "reviewer":
@@ -208,6 +217,14 @@ class SimChatCompletionClient(ChatCompletionClient, Component[SimClientConfig]):
         return cls(config)
 
 
+def sim_client(profile: str, *, role: str, agent: str, seed: int,
+               context: SimContext | None = None) -> SimChatCompletionClient:
+    """The sim model client of one agent: what `mustmaybe.agents.build_model_client` returns for a
+    `sim:<profile>` spec. An unknown profile raises UnknownSimProfileError, naming the known ones."""
+    return SimChatCompletionClient(SimClientConfig.for_agent(profile, role=role, agent=agent, seed=seed,
+                                                             context=context))
+
+
 def _select(prompt: str) -> str:
     """A speaker for a SelectorGroupChat: of the candidates its prompt lists, the one whose lines
     ("name: …") the prompt holds fewest of, the first listed on a tie, so speakers take turns in their
@@ -219,4 +236,4 @@ def _select(prompt: str) -> str:
     return min(names, key=lambda n: (spoken[n], names.index(n))) if names else ""
 
 
-__all__ = ["SimChatCompletionClient", "SimClientConfig"]
+__all__ = ["SimChatCompletionClient", "SimClientConfig", "sim_client"]

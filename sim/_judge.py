@@ -2,7 +2,7 @@
 
 It reads only its prompt (the sanitized view and the artifact, as `checker.judge_prompt` writes them),
 starts from the rules' reading of the artifact and departs from it with its profile's rate
-(`[judge]` in agents/profiles/judge-*.toml): a lenient judge reads a weakened note as preserved, a
+(`[judge]` in sim/profiles/judge-*.toml): a lenient judge reads a weakened note as preserved, a
 strict one reads an intact note as a caveat, a noisy one flips fields at random. So two sim judges
 disagree on a known share of items, and agreement statistics have something to measure. Its rates are
 inputs; nothing it says is a finding.

@@ -1,5 +1,5 @@
 """The sim's templates: every sentence it writes comes from a `Tpl`, and every `Tpl` compiles to a
-regex, so the next hop can read a previous sim hop's prose back into fields (agents/_sim_text.py).
+regex, so the next hop can read a previous sim hop's prose back into fields (sim/_text.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from ._sim_words import SLOT_FIELD, core, lc_first, np_mid, strip_the, uc_first
+from ._words import SLOT_FIELD, core, lc_first, np_mid, strip_the, uc_first
 
 # --------------------------------------------------------------------------- templates
 

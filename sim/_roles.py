@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import _sim_templates as tpl
-from . import _sim_text as tx
-from . import _sim_words as words
-from ._sim_draft import Draft, HopDecision, binding_prose, status_bank, weak_prose
-from ._sim_profile import ExecutorRates, ResolvedRates
-from ._sim_text import Reading
-from ._sim_words import FIELDS
-from ._sim_writers import (
+from . import _templates as tpl
+from . import _text as tx
+from . import _words as words
+from ._draft import Draft, HopDecision, binding_prose, status_bank, weak_prose
+from ._profile import ExecutorRates, ResolvedRates
+from ._text import Reading
+from ._words import FIELDS
+from ._writers import (
     peer_frames,
     write_coordinator,
     write_ownership,

@@ -4,12 +4,12 @@ coordinator summary. Each writes into a `Draft` what its `HopDecision` keeps and
 
 from __future__ import annotations
 
-from . import _sim_templates as tpl
-from . import _sim_text as tx
-from . import _sim_words as words
-from ._sim_draft import Draft, HopDecision, allowed, binding_prose, raw_or, segments, status_bank, weak_prose
-from ._sim_text import Reading
-from ._sim_words import FIELDS
+from . import _templates as tpl
+from . import _text as tx
+from . import _words as words
+from ._draft import Draft, HopDecision, allowed, binding_prose, raw_or, segments, status_bank, weak_prose
+from ._text import Reading
+from ._words import FIELDS
 
 
 def write_summary(d: Draft, r: Reading, dec: HopDecision, style: str, pressure: dict[str, str]) -> None:

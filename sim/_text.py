@@ -1,6 +1,6 @@
 """Reading of received texts by the sim backend: the reviewer's policy record, labelled lines
-("Status:", "Prerequisite:" …), a previous sim hop's prose (by its templates, agents/_sim_templates.py),
-or anything else by cues (agents/_sim_words.py), sentence by sentence; and what each role receives.
+("Status:", "Prerequisite:" …), a previous sim hop's prose (by its templates, sim/_templates.py),
+or anything else by cues (sim/_words.py), sentence by sentence; and what each role receives.
 
 The sim only knows what its agent's model receives. Nothing here imports the checker.
 """
@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ._sim_templates import SEGMENT_TPLS, SENTENCE_TPLS, VALUE_TPLS, Tpl
-from ._sim_words import (
+from ._templates import SEGMENT_TPLS, SENTENCE_TPLS, VALUE_TPLS, Tpl
+from ._words import (
     F_CUE,
     Q_CUE,
     SLOT_FIELD,

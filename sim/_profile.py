@@ -1,4 +1,4 @@
-"""Sim profiles: the behavioural rates of the sim backend, read from agents/profiles/<name>.toml.
+"""Sim profiles: the behavioural rates of the sim backend, read from sim/profiles/<name>.toml.
 
 A profile's rates are inputs. The `paper` profile is calibrated so that sim runs reproduce the
 pattern of the paper's Table 2 and Table 13; numbers made with it are never findings.
@@ -13,7 +13,7 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ._sim_judge import JudgeRates
+from ._judge import JudgeRates
 
 FIELD_NAMES = ("status", "prerequisite", "authority", "fallback")
 
@@ -131,7 +131,7 @@ class ResolvedRates:
 
 
 def known_profiles() -> list[str]:
-    root = resources.files("mustmaybe.agents").joinpath("profiles")
+    root = resources.files("mustmaybe.sim").joinpath("profiles")
     return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".toml"))
 
 
@@ -141,8 +141,8 @@ def load_profile(name: str) -> SimProfile:
     known = known_profiles()
     if name not in known:
         raise UnknownSimProfileError(f"unknown sim profile '{name}'; known: {', '.join(known) or '(none)'}")
-    path = f"agents/profiles/{name}.toml"
-    text = resources.files("mustmaybe.agents").joinpath("profiles", f"{name}.toml").read_text("utf-8")
+    path = f"sim/profiles/{name}.toml"
+    text = resources.files("mustmaybe.sim").joinpath("profiles", f"{name}.toml").read_text("utf-8")
     return parse_profile(name, text, path)
 
 

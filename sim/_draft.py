@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from . import _sim_templates as tpl
-from . import _sim_words as words
-from ._sim_templates import Tpl
-from ._sim_text import Reading
+from . import _templates as tpl
+from . import _words as words
+from ._templates import Tpl
+from ._text import Reading
 
 STOP_WORDS = ("stop", "blocked", "hold", "halt", "pause", "release", "hard")
 

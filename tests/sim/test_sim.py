@@ -1,5 +1,6 @@
-"""The sim backend: component contract, determinism, each role's output, profiles, and the
-ground-truth agreement between the sim's expected states and the checker's."""
+"""The sim backend (mustmaybe.sim): component contract, its narrow interface to the backends, determinism,
+each role's output, profiles, and the ground-truth agreement between the sim's expected states and the
+checker's."""
 
 from __future__ import annotations
 
@@ -13,21 +14,25 @@ import pytest
 from autogen_core import ComponentModel
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, SystemMessage, UserMessage
 
-from mustmaybe.agents import ClientContext, ExecutorDecision, prompts
-from mustmaybe.agents import _sim_templates as tpl
-from mustmaybe.agents import _sim_text as tx
-from mustmaybe.agents import _sim_words as words
-from mustmaybe.agents._sim import SimChatCompletionClient, SimClientConfig
-from mustmaybe.agents._sim_profile import (
+from mustmaybe.agents import ClientContext, ExecutorDecision, build_client, build_model_client, prompts
+from mustmaybe.checker import score_artifact
+from mustmaybe.records import RoleParams, parse_model_spec
+from mustmaybe.scenarios import Scenario, get_condition, load_library
+from mustmaybe.sim import (
+    SimChatCompletionClient,
+    SimClientConfig,
+    SimContext,
     SimProfileError,
     UnknownSimProfileError,
     known_profiles,
     load_profile,
     parse_profile,
+    sim_client,
 )
-from mustmaybe.checker import score_artifact
-from mustmaybe.records import RoleParams
-from mustmaybe.scenarios import Scenario, get_condition, load_library
+from mustmaybe.sim import _client as sim_client_module
+from mustmaybe.sim import _templates as tpl
+from mustmaybe.sim import _text as tx
+from mustmaybe.sim import _words as words
 from mustmaybe.teams import executor_outcome
 
 LIB = {s.id: s for s in load_library()}
@@ -95,25 +100,49 @@ def _episode_artifacts(sc: Scenario, cond: str, seed: int, profile: str = "paper
 # --------------------------------------------------------------------------- component contract
 
 
-def test_config_from_context_and_component_roundtrip() -> None:
-    ctx = ClientContext(role="transformer", agent="summarizer_2", condition="S3", transform="summary",
-                        style="compressed", seed=7, params=RoleParams(seed=11), hop=2,
-                        requested_action="send_summary_external", fallback_action="share_internal_preview")
-    cfg = SimClientConfig.from_context("lossy", ctx)
-    assert (cfg.profile, cfg.role, cfg.agent, cfg.hop, cfg.seed, cfg.style) == (
-        "lossy", "transformer", "summarizer_2", 2, 11, "compressed")
-    assert SimClientConfig.from_context("paper", ctx.__class__(**{**ctx.__dict__, "params": RoleParams()})).seed == 7
-    client = SimChatCompletionClient(cfg)
+def test_config_for_an_agent_and_component_roundtrip() -> None:
+    sim = SimContext(condition="S3", transform="summary", style="compressed", hop=2,
+                     requested_action="send_summary_external", fallback_action="share_internal_preview")
+    cfg = SimClientConfig.for_agent("lossy", role="transformer", agent="summarizer_2", seed=11, context=sim)
+    assert (cfg.profile, cfg.role, cfg.agent, cfg.hop, cfg.seed, cfg.style, cfg.condition) == (
+        "lossy", "transformer", "summarizer_2", 2, 11, "compressed", "S3")
+    assert SimClientConfig.for_agent("paper", role="judge", agent="judge", seed=0) == SimClientConfig(
+        profile="paper", role="judge", agent="judge")  # no context: a context-free call
+    with pytest.raises(ValueError, match="role"):
+        SimClientConfig.for_agent("paper", role="critic", agent="x", seed=0)
+    client = sim_client("lossy", role="transformer", agent="summarizer_2", seed=11, context=sim)
+    assert client.config == cfg
     dumped = client.dump_component()
+    # The provider keeps the path the sim had inside agents/: stored team configs name it.
     assert dumped.provider == "mustmaybe.agents.SimChatCompletionClient"
     assert dumped.component_type == "model"
     assert SimClientConfig.model_validate(dumped.config) == cfg
-    import mustmaybe.agents
-
-    if hasattr(mustmaybe.agents, "SimChatCompletionClient"):  # the public path the provider string names
-        again = SimChatCompletionClient.load_component(ComponentModel(**dumped.model_dump()))
-        assert isinstance(again, SimChatCompletionClient) and again.config == cfg
+    again = SimChatCompletionClient.load_component(ComponentModel(**dumped.model_dump()))
+    assert isinstance(again, SimChatCompletionClient) and again.config == cfg
     assert isinstance(client, ChatCompletionClient)
+
+
+def test_the_backends_reach_the_sim_through_the_model_client_interface() -> None:
+    # Real backends' context has no sim fields; the sim's own context reaches the sim client alone.
+    assert not {"condition", "transform", "style", "hop", "requested_action", "fallback_action"} & set(
+        ClientContext.__dataclass_fields__)
+    sim = SimContext(condition="S3", transform="summary", style="compressed", hop=2,
+                     requested_action="send_summary_external", fallback_action="share_internal_preview")
+    ctx = ClientContext(role="transformer", agent="summarizer_2", seed=7, params=RoleParams(seed=11))
+    backend = build_model_client(parse_model_spec("sim:lossy"), ctx, sim)
+    assert isinstance(backend, SimChatCompletionClient)
+    assert backend.config == SimClientConfig.for_agent("lossy", role="transformer", agent="summarizer_2", seed=11,
+                                                       context=sim)
+    # The episode's seed when the role has none; the whole pipeline wraps the sim as any backend.
+    rec = build_client(parse_model_spec("sim:paper"), ClientContext(role="executor", agent="executor", seed=7,
+                                                                    params=RoleParams()), sim=sim)
+    assert isinstance(rec.inner, SimChatCompletionClient) and rec.inner.config.seed == 7
+    assert rec.inner.config.requested_action == "send_summary_external"
+
+
+def test_the_sim_reads_the_workflow_header_the_prompts_write() -> None:
+    # The sim holds its own copy of W's projection header (it imports nothing of agents/); they must agree.
+    assert sim_client_module.WORKFLOW_HEADER == prompts.WORKFLOW_HEADER
 
 
 def test_model_info_usage_and_stream() -> None:
