@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine:
 #   make demo   - a live scenario on the embedded local model (SmolLM2-135M via llama.cpp)
-#   make test   - ruff, mypy and the test suite
+#   make test   - ruff, mypy and the test suite: the fast tier, then the slow tier (CI runs this)
+#   make test-fast - ruff and the fast tier only (tests not marked `slow`), for a quick check while working
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,7 +14,7 @@ MODEL ?= local
 # the 135M local model then carries it through the handoff and acts. REVIEWER=local puts it on every role.
 REVIEWER ?= sim:faithful
 
-.PHONY: demo test install lint typecheck clean FORCE
+.PHONY: demo test test-fast install lint typecheck clean FORCE
 
 # llama-cpp-python has no binary wheel: it is built from source (about 5 minutes on 2 cores).
 # pip's default build detects the build machine's CPU (GGML_NATIVE) and may emit AMX or AVX-512
@@ -59,8 +60,15 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python scripts/typecheck.py
 
+# Two tiers (pyproject.toml's markers, tests/conftest.py): the fast one first, so a broken change fails in
+# minutes; then the slow one (the combiner's refit, the embedded local model, long sweeps). Together they
+# are the whole suite, which CI runs (.ci/run calls `make test`).
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m slow
+
+test-fast: $(STAMP) lint
+	$(BIN)/python -m pytest -q -m "not slow"
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -12,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from mustmaybe.checker import load_labeled_set, score_artifact
+from mustmaybe.checker import score_artifact
+from mustmaybe.checker_tools import load_labeled_set
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "labeled"
 

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mustmaybe.analysis import cohen_kappa
-from mustmaybe.checker import load_labeled_set, score_artifact
-from mustmaybe.checker._calibrate import field_block, state_block
+from mustmaybe.checker import score_artifact
+from mustmaybe.checker_tools import field_block, load_labeled_set, state_block
 
 FIELDS = ("status", "prerequisite", "authority", "fallback")
 Row = tuple[dict[str, bool], str]

@@ -20,15 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mustmaybe.checker import (
-    CHECKER_NAME,
-    CHECKER_VERSION,
-    LabeledSet,
-    LabeledSetError,
-    calibrate,
-    load_labeled_set,
-    score_artifact,
-)
+from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION, score_artifact
+from mustmaybe.checker_tools import LabeledSet, LabeledSetError, calibrate, load_labeled_set
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELED = ROOT / "tests" / "labeled"

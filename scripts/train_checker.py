@@ -17,8 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-from mustmaybe.checker import WEIGHTS_FILE, load_labeled_set, train_combiner
-from mustmaybe.checker._train import refit_combiner
+from mustmaybe.checker import WEIGHTS_FILE
+from mustmaybe.checker_tools import load_labeled_set, refit_combiner, train_combiner
 
 ROOT = Path(__file__).resolve().parent.parent / "tests" / "labeled"
 

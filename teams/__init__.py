@@ -1,7 +1,8 @@
 """Team topologies, the sidecar checker and the episode runner.
 
-`episode_spec` resolves an episode's inputs once; `build_team(spec)` builds its clients, agents and
-team; `run_episode(team, spec)` runs, scores, audits and returns the record.
+`read_topology` reads a topology's text once; `episode_spec` resolves an episode's inputs once;
+`build_team(spec)` builds its clients, agents and team; `run_episode(team, spec)` runs, scores, audits
+and returns the record.
 """
 
 from . import _topologies as _topologies  # registers the built-in topologies
@@ -12,25 +13,30 @@ from ._episode import classify_error, run_episode
 from ._export import export_topology
 from ._outcome import executor_outcome
 from ._plan_board import PlanBoard
-from ._registry import TeamPlan, TopologyInfo, get_topology, topology, topology_names
+from ._registry import (
+    TeamPlan,
+    TopologyInfo,
+    check_compatible,
+    compatible_topologies,
+    get_topology,
+    topology,
+    topology_names,
+)
 from ._sidecar import Sidecar
 from ._spec import (
     check_substrate,
-    check_topology_text,
     check_wording,
     episode_spec,
     material_problem,
-    parse_topology,
     wording_names,
     wording_record,
 )
-from ._topologies import COMPATIBLE
+from ._topology_text import TopologyRequest, check_topology_text, parse_topology, read_topology
 from ._tracing import episode_span, note_outcome, store_span
 from ._user_build import ClientSlot, own_client_problem
 from ._user_team import load_team_file, team_for
 
 __all__ = [
-    "COMPATIBLE",
     "ClientSlot",
     "EpisodeTeam",
     "PlanBoard",
@@ -38,11 +44,14 @@ __all__ = [
     "SourceFilterContext",
     "TeamPlan",
     "TopologyInfo",
+    "TopologyRequest",
     "build_team",
+    "check_compatible",
     "check_substrate",
     "check_topology_text",
     "check_wording",
     "classify_error",
+    "compatible_topologies",
     "episode_span",
     "episode_spec",
     "executor_outcome",
@@ -53,6 +62,7 @@ __all__ = [
     "note_outcome",
     "own_client_problem",
     "parse_topology",
+    "read_topology",
     "run_episode",
     "store_span",
     "team_for",

@@ -61,9 +61,10 @@ class EpisodeTeam:
     """A built episode, ready to run: the team on its own runtime under the sidecar, and the executor.
 
     `clients` and `roles` (by agent name) are what the record's usage, visibility and errors are read
-    from; `config` is the record's `team_config`. The AutoGen build fills it with a
-    SingleThreadedAgentRuntime and an AssistantAgent; the LangGraph build (teams/_langgraph.py) with
-    compiled graphs behind the same two protocols.
+    from; `config` is the record's `team_config` (our description of the team, whose `component` is the
+    real `dump_component()`; the name is the record's, kept so stored records stay as they are). The
+    AutoGen build fills it with a SingleThreadedAgentRuntime and an AssistantAgent; the LangGraph build
+    (teams/_langgraph.py) with compiled graphs behind the same two protocols.
     """
 
     plan: TeamPlan

@@ -18,13 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from mustmaybe.records import ROLES, EpisodeSpec, RepairRecord, ReplayBase
 from mustmaybe.scenarios import Scenario, get_condition
 
 from ._controls import ENFORCEABLE
-from ._registry import TopologyInfo
+from ._registry import TopologyInfo, register
 
 FIELDS = ("status", "prerequisite", "authority", "fallback")
 
@@ -164,15 +165,21 @@ def _check_replay(params: dict[str, Any]) -> None:
         raise ValueError(f"replay: base '{base}' is itself a replay arm; name the condition that makes the artifact")
 
 
+def _no_calls_of_its_own(params: Mapping[str, Any]) -> int:
+    raise LookupError("topology replay makes no transformer calls of its own; count its base team's "
+                      "(EpisodeSpec.team_topology)")
+
+
 # `enforce` and `route` have no default on purpose: the arms that predate them keep their parameters, so
 # their keys.
 # Replay is an episode kind of its own, not a team: `episode_spec` resolves its base condition's team
 # into the spec (`EpisodeSpec.replay`), `build_team` builds that team and `run_episode` applies the
-# arm. Its entry here gives `parse_topology` its parameters, defaults and checks.
-REPLAY = TopologyInfo(
+# arm. Its entry here gives `parse_topology` its parameters, defaults and checks; its transformer calls are
+# its base team's (`EpisodeSpec.team_topology`), so counting them under `replay` itself is never asked.
+REPLAY = register(TopologyInfo(
     name="replay", builder=None,
     params={"base": str, "restore": str, "verify": str, "enforce": bool, "route": int},
     defaults={"base": "S3", "restore": "none", "verify": "plain"}, check=_check_replay, bounds={"route": (1, 16)},
-    transforms=None,
+    compatible=frozenset({"replay"}), calls=_no_calls_of_its_own,
     description="Replay a base condition's degraded artifact; repair fields (R-*) or add an executor control (V-*).",
-)
+))

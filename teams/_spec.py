@@ -1,11 +1,9 @@
-"""Resolving an episode's inputs once: topology text, model specs and parameters into an `EpisodeSpec`."""
+"""Resolving an episode's inputs once: topology, model specs and parameters into an `EpisodeSpec`."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from mustmaybe.agents import prompts
 from mustmaybe.records import (
@@ -35,116 +33,9 @@ from mustmaybe.scenarios import (
     workflow_base,
 )
 
-from ._registry import TopologyInfo, get_topology, topology_names
 from ._replay import REPLAY
-from ._topologies import COMPATIBLE
-from ._user_team import is_team_text, team_source, team_topology
-
-
-def _coerce(name: str, key: str, value: str, kind: type) -> Any:
-    if kind is bool:
-        if value.lower() in ("1", "true", "yes", "on"):
-            return True
-        if value.lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"topology {name}: parameter '{key}' must be true or false, not '{value}'")
-    try:
-        return kind(value)
-    except ValueError:
-        raise ValueError(f"topology {name}: parameter '{key}' must be {kind.__name__}, not '{value}'") from None
-
-
-def _check_params(info: TopologyInfo, params: dict[str, Any]) -> None:
-    # Checked here, where every topology string is parsed, so `run` and `sweep --dry-run` reject a
-    # bad size or value before anything is drawn or planned, not when the team is built.
-    for key, (low, high) in info.bounds.items():
-        value = params.get(key)
-        if isinstance(value, int) and not low <= value <= high:
-            raise ValueError(f"topology {info.name}: parameter '{key}' must be between {low} and {high}, got {value}")
-    if info.check is not None:
-        info.check(params)
-
-
-def _info(name: str) -> TopologyInfo:
-    """A team topology from the registry, or the replay kind (which runs its base condition's team)."""
-    if name == REPLAY.name:
-        return REPLAY
-    try:
-        return get_topology(name)
-    except LookupError:
-        known = ", ".join(sorted([*topology_names(), REPLAY.name]))
-        raise LookupError(f"unknown topology '{name}'; known: {known}") from None
-
-
-def _explicit_params(text: str) -> tuple[TopologyInfo, dict[str, Any]]:
-    """`NAME[:key=value,...]` → the topology and the parameters the text sets, coerced."""
-    name, _, rest = text.partition(":")
-    info = _info(name.strip())
-    params: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = (x.strip() for x in item.partition("="))
-        if not eq:
-            raise ValueError(f"topology {info.name}: expected key=value, got '{item}'")
-        if key not in info.params:
-            known = ", ".join(info.params) or "none"
-            raise ValueError(f"topology {info.name}: unknown parameter '{key}' (known: {known})")
-        params[key] = _coerce(info.name, key, value, info.params[key])
-    return info, params
-
-
-def check_topology_text(text: str, *, base_dir: Path | None = None, trust: bool = False) -> None:
-    """Check `NAME[:key=value,...]` on its own: name, parameter names and types, and bounds.
-
-    A sweep checks each listed topology with this, so a bad one fails the plan even where no
-    listed condition can run under it.
-
-    Raises:
-        LookupError: unknown topology.
-        ValueError: a parameter that is unknown, of the wrong type or out of bounds.
-    """
-    if text == "default":
-        return
-    if is_team_text(text):  # a user's team: the file is read and checked (teams/_user_team.py)
-        team_topology(text, base_dir=base_dir, trust=trust)
-        return
-    info, explicit = _explicit_params(text)
-    _check_params(info, {**info.defaults, **explicit})
-
-
-def parse_topology(text: str | None, condition: Condition, *, base_dir: Path | None = None,
-                   trust: bool = False) -> TopologySpec:
-    """`None`/'default' → the condition's own topology; else `NAME[:key=value,...]`, checked.
-
-    `team:PATH.json` reads a user's team (relative to `base_dir` when given); `trust` admits
-    components that run code or act (`--trust-components`).
-    """
-    if is_team_text(text):
-        assert text is not None
-        topo, _ = team_topology(text, base_dir=base_dir, trust=trust)
-        _check_compatible(condition, topo.name)
-        return topo
-    if text is None or text == "default":
-        info = _info(condition.topology)
-        params = {**info.defaults, **condition.topology_params}
-        _check_params(info, params)
-        return TopologySpec(name=info.name, params=params)
-    info, explicit = _explicit_params(text)
-    params = dict(info.defaults)
-    if info.name == condition.topology:
-        params.update(condition.topology_params)
-    params.update(explicit)
-    _check_params(info, params)
-    _check_compatible(condition, info.name)
-    return TopologySpec(name=info.name, params=params)
-
-
-def _check_compatible(condition: Condition, name: str) -> None:
-    if condition.transform not in COMPATIBLE.get(name, frozenset()):
-        ok = sorted(t for t, transforms in COMPATIBLE.items() if condition.transform in transforms)
-        raise ValueError(
-            f"condition {condition.id} ({condition.transform}) cannot run under topology '{name}'; "
-            f"compatible: {', '.join(ok)}"
-        )
+from ._topology_text import TopologyRequest, parse_topology
+from ._user_team import team_source
 
 
 def wording_names() -> list[str]:
@@ -192,7 +83,7 @@ def episode_spec(
     *,
     models: Mapping[str, str | ModelSpec],
     seed: int = 1,
-    topology: str | TopologySpec | None = None,
+    topology: str | TopologyRequest | TopologySpec | None = None,
     params: Mapping[str, RoleParams] | None = None,
     endpoints: Mapping[str, EndpointConfig] | None = None,
     twin: bool = False,
@@ -210,7 +101,8 @@ def episode_spec(
         condition: a condition id or Condition from the registry.
         models: model spec per role (`reviewer`, `transformer`, `executor`), as text or parsed.
         seed: episode seed; also the models' sampling seed unless a role sets its own.
-        topology: None for the condition's own topology, or `NAME[:k=v,...]` / a TopologySpec.
+        topology: None for the condition's own topology, `NAME[:k=v,...]`, a `TopologyRequest` (text read
+            once by `read_topology`) or a TopologySpec already checked by `parse_topology`.
         params: generation parameters per role.
         endpoints: limits and structured-output mode per OpenAI-compatible base URL.
         twin: run the benign twin (the blocker is resolved).

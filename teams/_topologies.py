@@ -16,7 +16,15 @@ from mustmaybe.agents import prompts
 from mustmaybe.records import COORDINATOR, PEER_PREFIX, PLANNER, REVIEWER
 
 from ._plan_board import PlanBoard
-from ._registry import TeamPlan, TopologyContext, topology
+from ._registry import (
+    GATE_TRANSFORMS,
+    GROUP_TRANSFORMS,
+    HOP_TRANSFORMS,
+    PLAN_TRANSFORMS,
+    TeamPlan,
+    TopologyContext,
+    topology,
+)
 
 _TASK_SOURCE = "user"  # the reviewer's full view arrives as the team's task message
 
@@ -26,26 +34,6 @@ _TASK_SOURCE = "user"  # the reviewer's full view arrives as the team's task mes
 MAX_HOPS = 32
 MAX_PEERS = 16
 MAX_ROUNDS = 8
-
-# Which condition transforms each topology can run: a hop transform runs anywhere a handoff is
-# rewritten; group framing needs peers; plan assimilation needs a plan to fold into. W's `gate` runs
-# under every team topology: it runs that topology's own condition's team (scenarios.workflow_base).
-_HOP = frozenset({"verbatim", "summary", "schema", "ownership_summary", "ownership_deferral", "precedent"})
-_GATE = frozenset({"gate"})
-COMPATIBLE: dict[str, frozenset[str]] = {
-    "direct": frozenset({"verbatim"}) | _GATE,
-    "single": _HOP | _GATE,
-    "chain": _HOP | _GATE,
-    "consensus": _HOP | {"consensus", "dissent"} | _GATE,
-    "planner": frozenset({"deadline_plan", "restart"}) | _GATE,
-    "replay": frozenset({"replay"}),
-    # A user's team (team:PATH.json) does its own transformation; the condition still sets the
-    # executor's pressure and, with --model transformer=sim, the sim's mechanics. W's gate is ours.
-    "team": _HOP | {"consensus", "dissent", "deadline_plan", "restart"},
-    # The paper's single-call trajectories (teams/_trajectory.py): the S, C and E teams in one response.
-    "single-call": _HOP | {"consensus", "dissent", "deadline_plan", "restart"},
-}
-
 
 def _reviewer(ctx: TopologyContext) -> ChatAgent:
     return ctx.make_agent(REVIEWER, "reviewer", prompts.render("reviewer", ctx.wording), include_sources=[_TASK_SOURCE])
@@ -74,7 +62,8 @@ def _transformer_name(transform: str) -> str:
     }.get(transform, "transformer")
 
 
-@topology("direct", params={}, defaults={}, description="The reviewer's state is carried verbatim.")
+@topology("direct", params={}, defaults={}, description="The reviewer's state is carried verbatim.",
+          compatible=frozenset({"verbatim"}) | GATE_TRANSFORMS, calls=lambda p: 0)
 def build_direct(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     rev = _reviewer(ctx)
     return TeamPlan(_graph([rev], ctx), {REVIEWER: "reviewer"}, REVIEWER, [rev])
@@ -98,30 +87,28 @@ def _hop_chain(ctx: TopologyContext, hops: int) -> TeamPlan:
     return TeamPlan(_graph(agents, ctx), roles, prev, agents)
 
 
-@topology("single", params={}, defaults={}, description="One transformer between reviewer and executor.")
+@topology("single", params={}, defaults={}, description="One transformer between reviewer and executor.",
+          compatible=HOP_TRANSFORMS | GATE_TRANSFORMS, calls=lambda p: 1)
 def build_single(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     return _hop_chain(ctx, 1)
 
 
 @topology("chain", params={"hops": int}, defaults={"hops": 3}, bounds={"hops": (1, MAX_HOPS)},
+          compatible=HOP_TRANSFORMS | GATE_TRANSFORMS, calls=lambda p: int(p["hops"]),
           description="N transformers in a row; each hop sees only the previous hop's output.")
 def build_chain(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
-    hops = int(params.get("hops", 3))
-    if not 1 <= hops <= MAX_HOPS:
-        raise ValueError(f"chain: hops must be between 1 and {MAX_HOPS}, got {hops}")
-    return _hop_chain(ctx, hops)
+    return _hop_chain(ctx, params["hops"])
 
 
 @topology("consensus", params={"peers": int, "rounds": int}, defaults={"peers": 3, "rounds": 1},
           bounds={"peers": (2, MAX_PEERS), "rounds": (1, MAX_ROUNDS)},
+          compatible=HOP_TRANSFORMS | GROUP_TRANSFORMS | GATE_TRANSFORMS,
+          calls=lambda p: int(p["peers"]) * int(p["rounds"]) + 1,  # each peer each round, then the coordinator
           description="Peers discuss in a group chat in a fixed order (reviewer, peers in turn each round), "
                       "with the condition's frames; a coordinator writes the handoff.")
 def build_consensus(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     c, s = ctx.condition, ctx.scenario
-    peers_n, rounds = int(params.get("peers", 3)), int(params.get("rounds", 1))
-    if not (2 <= peers_n <= MAX_PEERS and 1 <= rounds <= MAX_ROUNDS):
-        raise ValueError(f"consensus: peers must be between 2 and {MAX_PEERS} and rounds between 1 and "
-                         f"{MAX_ROUNDS}, got peers={peers_n}, rounds={rounds}")
+    peers_n, rounds = params["peers"], params["rounds"]
     if "low_risk_frames" in c.transformer_sees:
         frames = list(s.pressure.low_risk_frames)
         if not frames:
@@ -171,20 +158,18 @@ PLANNER_ORDERS = ("plan_first", "blocker_first", "restart")
 
 
 def _check_planner(params: dict[str, Any]) -> None:
-    order = str(params.get("order", "plan_first"))
+    order = params["order"]
     if order not in PLANNER_ORDERS:
         raise ValueError(f"planner: order must be plan_first, blocker_first or restart, not '{order}'")
 
 
 @topology("planner", params={"order": str, "partial_work": bool},
           defaults={"order": "plan_first", "partial_work": False}, check=_check_planner,
-          choices={"order": PLANNER_ORDERS},
+          choices={"order": PLANNER_ORDERS}, compatible=PLAN_TRANSFORMS | GATE_TRANSFORMS, calls=lambda p: 1,
           description="A planner folds the review into an existing deadline plan (plan_first, blocker_first, restart).")
 def build_planner(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:
     c, s = ctx.condition, ctx.scenario
-    _check_planner(params)
-    order = str(params.get("order", "plan_first"))
-    partial = bool(params.get("partial_work", False))
+    order, partial = params["order"], params["partial_work"]
     board = PlanBoard("plan_board", "Current plan:\n" + prompts.plan_text(s, partial))
     rev = _reviewer(ctx)
     transform_ctx = c if c.transform in ("deadline_plan", "restart") else c.model_copy(

@@ -28,13 +28,10 @@ from autogen_core import CancellationToken
 from mustmaybe.agents import prompts
 from mustmaybe.records import COORDINATOR, PEER_PREFIX, PLANNER, REVIEWER, EpisodeError
 
-from ._registry import TeamPlan, TopologyContext, topology
+from ._registry import GROUP_TRANSFORMS, HOP_TRANSFORMS, PLAN_TRANSFORMS, TeamPlan, TopologyContext, topology
 from ._sidecar import STAGE_MARK
 from ._topologies import _graph, _reviewer
 
-CHAIN_TRANSFORMS = frozenset({"verbatim", "summary", "schema", "ownership_summary", "ownership_deferral", "precedent"})
-GROUP_TRANSFORMS = frozenset({"consensus", "dissent"})
-PLAN_TRANSFORMS = frozenset({"deadline_plan", "restart"})
 MAX_STAGES = 32
 
 _HEADER = re.compile(r"^[ \t]*(?:[#*_>\-]+[ \t]*)?stage[ \t]+(\d+)\b[^:\n]{0,60}:[ \t]*(?:\*\*|__)?[ \t]*(.*)$",
@@ -122,7 +119,7 @@ class TrajectoryAgent(BaseChatAgent):
 
 @topology("single-call", params={"stages": int, "peers": int, "rounds": int}, defaults={},
           bounds={"stages": (1, MAX_STAGES), "peers": (2, 16), "rounds": (1, 8)},
-          transforms=CHAIN_TRANSFORMS | GROUP_TRANSFORMS | PLAN_TRANSFORMS,
+          compatible=HOP_TRANSFORMS | GROUP_TRANSFORMS | PLAN_TRANSFORMS, calls=lambda p: 1,  # the one call
           description="The paper's design (001): one model call writes every stage of the condition's team "
                       "(stages, peers, rounds default to its own); each parsed stage is scored as a hop.")
 def build_single_call(ctx: TopologyContext, params: dict[str, Any]) -> TeamPlan:

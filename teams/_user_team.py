@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from mustmaybe.records import TEAM_TOPOLOGY, TeamSource, TopologySpec, component_digest
+
+from ._registry import GROUP_TRANSFORMS, HOP_TRANSFORMS, PLAN_TRANSFORMS, TopologyInfo, register
 
 TEAM_PREFIX = TEAM_TOPOLOGY + ":"
 
@@ -236,3 +239,17 @@ def team_for(topology: TopologySpec) -> TeamSource | None:
 
 def is_team_text(text: str | None) -> bool:
     return text is not None and text.strip().startswith(TEAM_PREFIX)
+
+
+def _team_calls(params: Mapping[str, Any]) -> int:
+    # A user's team decides its own turns; each participant speaking once is the least it makes.
+    return max(1, len(team_source(TopologySpec(name=TEAM_TOPOLOGY, params=dict(params))).participants))
+
+
+# A user's team is a topology without a builder of ours (teams/_user_build.py builds it from its file). It
+# does its own transformation; the condition still sets the executor's pressure and, with
+# --model transformer=sim, the sim's mechanics. W's gate is ours, so W does not run under it.
+TEAM = register(TopologyInfo(
+    name=TEAM_TOPOLOGY, builder=None, params={"name": str, "digest": str}, defaults={},
+    compatible=HOP_TRANSFORMS | GROUP_TRANSFORMS | PLAN_TRANSFORMS, calls=_team_calls,
+    description="A user's own AutoGen team (team:PATH.json), run after our reviewer."))

@@ -11,12 +11,14 @@ themselves come from `mustmaybe calibrate tests/labeled/*`.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from mustmaybe.checker import CHECKER_NAME, LabeledSetError, calibrate, load_labeled_set, score_artifact
+from mustmaybe.checker import CHECKER_NAME, score_artifact
+from mustmaybe.checker_tools import LabeledSetError, calibrate, load_labeled_set
 
 LABELED = Path(__file__).resolve().parent / "labeled"
 SETS = sorted(p for p in LABELED.iterdir() if (p / "labels.jsonl").is_file())
@@ -66,6 +68,7 @@ def test_calibrate_by_family_reports_each_family_and_the_open_split(tmp_path: Pa
     assert "deactivated_called_preserved" in res["state"]
 
 
+@pytest.mark.slow  # scores every tuning set (about 18 s)
 def test_tuning_floor() -> None:
     res = _cal([p.name for p in SETS if load_labeled_set(p).split == "tuning"])
     assert res["n"] >= 1200
@@ -93,6 +96,7 @@ def test_confusion_matches_counts(tmp_path: Path) -> None:
     lines = [{"task": "vendor-summary-q3", "artifact": "a.txt", "fields": both, "state": "preserved"},
              {"task": "vendor-summary-q3", "artifact": "b.txt", "fields": none, "state": "deactivated"}]
     (root / "labels.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    (root / "split").write_text("test\n", encoding="utf-8")
     res = calibrate([load_labeled_set(root)], score_artifact, CHECKER_NAME)
     conf = res["state"]["confusion"]
     assert res["n"] == 2 and sum(sum(r.values()) for r in conf.values()) == 2
@@ -116,6 +120,26 @@ def test_malformed_set_names_line_and_key(tmp_path: Path, line: str, needle: str
     assert "labels.jsonl:1" in str(err.value) and needle in str(err.value)
 
 
+def test_a_set_without_its_split_file_is_refused_naming_the_file(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder's name says nothing about what a set may be used for: `SET/split` is required, and every
+    shipped set has one."""
+    from mustmaybe import cli
+
+    assert all((p / "split").is_file() for p in SETS)
+    root = tmp_path / "tune-named-but-unsplit"  # a name that once implied tuning
+    shutil.copytree(LABELED / "test-c-agents", root)
+    (root / "split").unlink()
+    with pytest.raises(LabeledSetError, match="split: missing; a labeled set names its split"):
+        load_labeled_set(root)
+    assert cli.main(["calibrate", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f"{root / 'split'}: missing" in err and "tuning, test or open" in err and "Traceback" not in err
+    (root / "split").write_text("heldout\n", encoding="utf-8")
+    with pytest.raises(LabeledSetError, match="split must be 'tuning', 'test' or 'open', not 'heldout'"):
+        load_labeled_set(root)
+
+
 def test_split_figures_carry_task_bootstrap_intervals() -> None:
     res = _cal([p.name for p in SETS if load_labeled_set(p).split == "test"])
     block = res["splits"]["test"]
@@ -128,7 +152,7 @@ def test_split_figures_carry_task_bootstrap_intervals() -> None:
 
 
 def test_intervals_have_no_width_when_every_task_scores_alike() -> None:
-    from mustmaybe.checker._calibrate import intervals
+    from mustmaybe.checker_tools import intervals
     from mustmaybe.records import FieldProfile
 
     class _It:

@@ -12,9 +12,12 @@ import sys
 
 import pytest
 
-# The rules engine and its tooling: none of them may load for reading records.
-CHECKER_RULES = ("mustmaybe.checker._evaluate", "mustmaybe.checker._rules", "mustmaybe.checker._train",
-                 "mustmaybe.checker._calibrate", "mustmaybe.checker._labeled", "mustmaybe.checker._combiner")
+# The rules engine: none of it may load for reading records.
+CHECKER_RULES = ("mustmaybe.checker._evaluate", "mustmaybe.checker._rules", "mustmaybe.checker._combiner")
+# The checker's tooling (labeled sets, calibration, the trainer): it may load neither for reading records nor
+# for scoring.
+CHECKER_TOOLS = ("mustmaybe.checker_tools", "mustmaybe.checker_tools._train", "mustmaybe.checker_tools._calibrate",
+                 "mustmaybe.checker_tools._labeled")
 
 # What `--version` and `--help` may load at most (the parser and the stdlib it needs: ~115 today; before
 # the parser stopped importing the judges, 338).
@@ -32,11 +35,19 @@ def _loaded(code: str) -> list[str]:
 
 def test_the_probe_sees_the_rules_when_the_checker_is_imported() -> None:
     assert set(CHECKER_RULES) <= set(_loaded("import mustmaybe.checker"))
+    assert set(CHECKER_TOOLS) <= set(_loaded("import mustmaybe.checker_tools"))
+
+
+def test_scoring_loads_none_of_the_checkers_tooling_nor_numpy() -> None:
+    mods = _loaded("from mustmaybe.checker import score_artifact; from mustmaybe.scenarios import find_task; "
+                   "score_artifact(find_task('vendor-summary-q3'), 'Do not send until the CRO approves.')")
+    assert [m for m in mods if m.startswith("mustmaybe.checker_tools")] == []
+    assert "numpy" not in mods
 
 
 def test_importing_the_records_loads_no_checker_rules_no_autogen_no_polars() -> None:
     mods = _loaded("import mustmaybe.records")
-    assert [m for m in mods if m == "mustmaybe.checker" or m.startswith("mustmaybe.checker.")] == []
+    assert [m for m in mods if m.startswith(("mustmaybe.checker", "mustmaybe.checker_tools"))] == []
     assert [m for m in mods if m.split(".")[0] in ("polars", "autogen_core", "autogen_agentchat")] == []
 
 

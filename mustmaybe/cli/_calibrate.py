@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
-    from mustmaybe.checker import LabeledSet
+    from mustmaybe.checker_tools import LabeledSet
     from mustmaybe.judges import Instrument
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from mustmaybe.checker import LabeledSetError, load_labeled_set
+    from mustmaybe.checker_tools import LabeledSetError, load_labeled_set
     from mustmaybe.judges import instrument_for
 
     instrument = instrument_for(args.checker, args=args)
@@ -43,7 +43,8 @@ def calibrate_instrument(sets: Sequence[LabeledSet], instrument: Instrument, *,
     A judge that gave no usable answer leaves the rules' score on that item and is counted in
     `instrument.judge_failures`, so a figure is never silently the rules' under a judge's name.
     """
-    from mustmaybe.checker import calibrate, score_artifact
+    from mustmaybe.checker import score_artifact
+    from mustmaybe.checker_tools import calibrate
     from mustmaybe.judges import score_all
 
     if instrument.is_rules:

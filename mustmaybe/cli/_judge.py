@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
-    from mustmaybe.records import EpisodeRecord
+    from mustmaybe.records import EpisodeRecord, ModelSpec
     from mustmaybe.scenarios import Scenario
 
 
@@ -51,19 +51,19 @@ def cmd_judge(args: argparse.Namespace) -> int:
         write_judgments,
     )
 
-    specs = _judge_specs(args.judges)
+    parsed = _judge_specs(args.judges)
+    specs = [s for s, _ in parsed]
     if args.sample is not None and args.sample < 1:
         raise UserError(f"--sample {args.sample}: must be at least 1")
     runs, scenarios, records = _load_runs(args.runs)
     sample = stratified_sample(records, args.sample, args.seed)
     from mustmaybe.judges import judge_endpoints
-    from mustmaybe.records import parse_model_spec
 
-    endpoints = judge_endpoints(specs, args)
+    endpoints = judge_endpoints([m for _, m in parsed], args)
     # One set of judges per run: each judgment is kept in the cache of the run its episode came from.
     panels = [(run, [r for r in sample if runs[r.key] == run],
-               [ModelJudge(s, cache=ResponseCache(run / JUDGMENTS_FILE),
-                           endpoint=endpoints.get(parse_model_spec(s).endpoint)) for s in specs])
+               [ModelJudge(s, m, cache=ResponseCache(run / JUDGMENTS_FILE), endpoint=endpoints.get(m.endpoint))
+                for s, m in parsed])
               for run in args.runs]
     panels = [p for p in panels if p[1]]
     judges = [j for _, _, js in panels for j in js]
@@ -123,8 +123,9 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judge_specs(text: str) -> list[str]:
-    """`--judges` as model specs (presets expanded), each checked against this installation."""
+def _judge_specs(text: str) -> list[tuple[str, ModelSpec]]:
+    """`--judges` as model specs (presets expanded), each parsed once and checked against this installation:
+    (the spec as written, which names the judge, and the parsed spec)."""
     from mustmaybe.agents import check_model_spec
     from mustmaybe.judges import expand_judges
     from mustmaybe.records import ModelSpecError
@@ -134,12 +135,13 @@ def _judge_specs(text: str) -> list[str]:
         raise UserError("--judges: name at least one judge model spec")
     if len(set(specs)) != len(specs):
         raise UserError(f"--judges {text}: a judge is listed twice")
+    out = []
     for s in specs:
         try:
-            check_model_spec(s)
+            out.append((s, check_model_spec(s)))
         except ModelSpecError as exc:
             raise UserError(f"--judges: {exc}") from None
-    return specs
+    return out
 
 
 def _load_runs(paths: Sequence[Path]) -> tuple[dict[str, Path], dict[str, Scenario], list[EpisodeRecord]]:

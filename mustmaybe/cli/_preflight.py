@@ -31,7 +31,7 @@ from mustmaybe.teams import (
     check_wording,
     material_problem,
     own_client_problem,
-    parse_topology,
+    read_topology,
     team_for,
 )
 
@@ -96,18 +96,18 @@ def check_run_inputs(scenario: Scenario, conditions: Sequence[Condition], *, top
     for role in ("reviewer", "executor"):
         if specs[role].backend == "team":
             raise UserError(f"--model {role}=team: only the transformer role can be a team's own clients")
+    try:
+        request = read_topology(topology, trust=trust)  # the text (a team's file) is read once, for every condition
+    except (ValueError, LookupError) as exc:
+        raise _topology_error(topology, None, exc) from None
     for cond in conditions:
         if not cond.runnable:
             raise UserError(f"-c {cond.id}: condition {cond.id} ({cond.topology}) cannot be run as a live episode "
                             f"yet (see `mustmaybe list conditions`, column 'runs')")
         try:
-            topologies[cond.id] = parse_topology(topology, cond, trust=trust)
+            topologies[cond.id] = request.resolve(cond)
         except (ValueError, LookupError) as exc:
-            flag = f"--topology {topology}" if topology else f"-c {cond.id}"
-            msg = str(exc.args[0] if exc.args else exc)
-            # A team file's errors already start with team:PATH; said once.
-            raise UserError(f"--topology {msg}" if topology and msg.startswith(topology.strip() + ":")
-                            else f"{flag}: {msg}") from None
+            raise _topology_error(topology, cond, exc) from None
         try:
             check_substrate(sub, topologies[cond.id])
         except SubstrateError as exc:
@@ -134,3 +134,11 @@ def check_run_keys(endpoints: Mapping[str, EndpointConfig]) -> None:
         problem = api_key_problem(ep)
         if problem:
             raise UserError(problem)
+
+
+def _topology_error(topology: str | None, cond: Condition | None, exc: Exception) -> UserError:
+    """One line naming the flag: `--topology TEXT` when one was given, else the condition's own."""
+    flag = f"--topology {topology}" if topology or cond is None else f"-c {cond.id}"
+    msg = str(exc.args[0] if exc.args else exc)
+    # A team file's errors already start with team:PATH; said once.
+    return UserError(f"--topology {msg}" if topology and msg.startswith(topology.strip() + ":") else f"{flag}: {msg}")

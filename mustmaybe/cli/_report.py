@@ -146,7 +146,7 @@ def run_instrument(runs: Mapping[str, Sequence[EpisodeRecord]], flag: str = "--c
 def load_calibration(values: Sequence[str], spec: str) -> Calibration:
     """`--calibration` values (repeated and/or comma-separated set folders) measured with the run's instrument."""
     from mustmaybe.analysis import Calibration
-    from mustmaybe.checker import LabeledSetError, load_labeled_set
+    from mustmaybe.checker_tools import LabeledSetError, load_labeled_set
     from mustmaybe.judges import instrument_for
 
     from ._calibrate import calibrate_instrument

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mustmaybe.errors import UserError
 
 if TYPE_CHECKING:
-    from mustmaybe.records import ArtifactScore, EndpointConfig
+    from mustmaybe.records import ArtifactScore, EndpointConfig, ModelSpec
     from mustmaybe.scenarios import Scenario
 
     from ._instrument import Instrument
@@ -21,14 +21,13 @@ T = TypeVar("T")
 JUDGMENTS_FILE = "judgments.sqlite"
 
 
-def judge_endpoints(specs: Sequence[str], args: argparse.Namespace) -> dict[str, EndpointConfig]:
+def judge_endpoints(specs: Sequence[ModelSpec], args: argparse.Namespace) -> dict[str, EndpointConfig]:
     """One endpoint configuration per judge base URL, from the flags `mustmaybe.cli` adds for a judge
     (`--structured-output`, `--api-key-env`)."""
-    from mustmaybe.records import EndpointConfig, parse_model_spec
+    from mustmaybe.records import EndpointConfig
 
     out: dict[str, EndpointConfig] = {}
-    for s in specs:
-        m = parse_model_spec(s)
+    for m in specs:
         if m.backend == "openai":
             out[m.endpoint] = EndpointConfig(base_url=m.endpoint, structured_output=args.structured_output,
                                              api_key_env=args.api_key_env)
@@ -48,13 +47,13 @@ def instrument_for(spec: str, *, judgments: Path | None = None, args: argparse.N
 
     cache = None
     try:
-        if judgments is not None and not parse_instrument(spec).is_rules:
+        parsed = parse_instrument(spec)  # once: the flag's value is passed down parsed
+        if judgments is not None and not parsed.is_rules:
             from mustmaybe.agents import ResponseCache
 
             cache = ResponseCache(judgments)
-        parsed = parse_instrument(spec)
-        endpoints = judge_endpoints(parsed.judges, args) if args is not None else None
-        return resolve_instrument(spec, cache=cache, endpoints=endpoints)
+        endpoints = judge_endpoints(parsed.models, args) if args is not None else None
+        return resolve_instrument(parsed, cache=cache, endpoints=endpoints)
     except CheckerSpecError as exc:
         raise UserError(str(exc)) from None
 

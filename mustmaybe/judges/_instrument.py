@@ -184,12 +184,13 @@ def majority(scores: Sequence[ArtifactScore], rules: ArtifactScore, name: str) -
                          unverified_quotes=sum(s.unverified_quotes or 0 for s in scores))
 
 
-def resolve_instrument(spec: str, *, cache: ResponseCache | None = None, sharing: CallSharing | None = None,
+def resolve_instrument(spec: str | InstrumentSpec, *, cache: ResponseCache | None = None,
+                       sharing: CallSharing | None = None,
                        endpoints: Mapping[str, EndpointConfig] | None = None) -> Instrument:
     """The instrument a `--checker` value names, its judges' clients not yet built.
 
     Args:
-        spec: `rules`, `judge:…`, `panel:…;…` or `routed:…`.
+        spec: `rules`, `judge:…`, `panel:…;…` or `routed:…`, as text or parsed (`parse_instrument`).
         cache: where judgments are kept (a run's `judgments.sqlite`); None: asked every time.
         sharing: the sweep's call sharing (response cache, calls in flight), if any.
         endpoints: limits, key variable and structured-output mode per base URL (a sweep's [[endpoints]]).
@@ -197,10 +198,8 @@ def resolve_instrument(spec: str, *, cache: ResponseCache | None = None, sharing
     Raises:
         CheckerSpecError: the spec names no usable instrument.
     """
-    from mustmaybe.records import parse_model_spec
-
-    parsed = parse_instrument(spec)
+    parsed = spec if isinstance(spec, InstrumentSpec) else parse_instrument(spec)
     eps = endpoints or {}
-    judges = [ModelJudge(s, cache=cache, sharing=sharing, endpoint=eps.get(parse_model_spec(s).endpoint))
-              for s in parsed.judges]
+    judges = [ModelJudge(text, model, cache=cache, sharing=sharing, endpoint=eps.get(model.endpoint))
+              for text, model in zip(parsed.judges, parsed.models, strict=True)]
     return Instrument(parsed, judges)

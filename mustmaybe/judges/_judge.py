@@ -18,7 +18,7 @@ from mustmaybe.checker import RUBRIC, RUBRIC_VERSION, CheckerView, JudgeAnswer, 
 
 if TYPE_CHECKING:
     from mustmaybe.agents import CallSharing, RecordingClient, ResponseCache
-    from mustmaybe.records import EndpointConfig
+    from mustmaybe.records import EndpointConfig, ModelSpec
 
 JUDGE_MAX_TOKENS = 700
 
@@ -59,9 +59,11 @@ def parse_answer(raw: str) -> tuple[JudgeAnswer | None, str | None]:
 class ModelJudge:
     """One judge (`judge:<model spec>`); its client is built once and serves every artifact."""
 
-    def __init__(self, spec: str, *, cache: ResponseCache | None = None, sharing: CallSharing | None = None,
-                 endpoint: EndpointConfig | None = None, timeout_s: float = 180.0) -> None:
-        self.spec = spec
+    def __init__(self, spec: str, model: ModelSpec, *, cache: ResponseCache | None = None,
+                 sharing: CallSharing | None = None, endpoint: EndpointConfig | None = None,
+                 timeout_s: float = 180.0) -> None:
+        self.spec = spec  # as written: the judge's name and the key of its cached judgments
+        self.model = model  # the same spec, parsed and checked where it entered (parse_instrument, --judges)
         self.name = f"judge:{spec}"
         self._cache = cache
         self._sharing = sharing
@@ -77,15 +79,14 @@ class ModelJudge:
 
     def client(self) -> RecordingClient:
         if self._client is None:
-            from mustmaybe.agents import ClientContext, build_client, check_model_spec
+            from mustmaybe.agents import ClientContext, build_client
             from mustmaybe.records import RoleParams
 
-            spec = check_model_spec(self.spec)
             # Temperature 0 and a fixed seed: a judge's reading should not be a draw.
             params = RoleParams(temperature=0.0, max_tokens=JUDGE_MAX_TOKENS, seed=0, timeout_s=self._timeout_s)
             ctx = ClientContext(role="judge", agent="judge", condition="", transform="", style=None, seed=0,
                                 params=params, endpoint=self._endpoint)
-            self._client = build_client(spec, ctx, json_output=JudgeAnswer, timeout_s=self._timeout_s,
+            self._client = build_client(self.model, ctx, json_output=JudgeAnswer, timeout_s=self._timeout_s,
                                         sharing=self._sharing)
         return self._client
 

@@ -204,7 +204,13 @@ class EpisodeRecord(BaseModel):
     # Keys beyond the contract's minimum.
     twin: bool = Field(default=False, description="Benign twin: the blocker was resolved in this episode.")
     params: dict[str, dict[str, Any]] = Field(default_factory=dict, description="Per-role model parameters.")
-    team_config: dict[str, Any] | None = Field(default=None, description="dump_component() of the built team.")
+    team_config: dict[str, Any] | None = Field(
+        default=None,
+        description="The built team as the project describes it: its class (`team`), `topology`, `base` (a replay "
+                    "arm's or W's base condition and topology), the speaking `order`, per agent its name, role, "
+                    "model, parameters, system message and context filter, and `component`: the team's real "
+                    "AutoGen component config (`dump_component()`, secrets removed; null where it cannot be "
+                    "dumped). A user's team adds `source`; LangGraph adds its substrate keys (docs/episode-record.md).")
     sim_truth: list[dict[str, Any]] | None = Field(
         default=None, description="Ground truth the sim backend exposed per transformer hop."
     )

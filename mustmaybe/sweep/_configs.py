@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mustmaybe.records import EndpointConfig, ModelSpec, RoleParams, parse_model_spec
+from mustmaybe.records import EndpointConfig, ModelSpec, RoleParams
 
 PANEL_PATTERN = r"^[a-z][a-z0-9_-]{0,31}$"
 CONFIG_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -94,10 +94,12 @@ def config_problems(models: Any, endpoints: Any, roles: Any) -> list[str]:
     return problems
 
 
-def role_choices(roles: Mapping[str, list[str]], models: Mapping[str, ModelConfig]) -> dict[str, list[RoleChoice]]:
-    """Each role list's entries as specs with their configuration names (the file was checked)."""
-    return {role: [RoleChoice(parse_model_spec(models[e].spec), e) if e in models else RoleChoice(parse_model_spec(e))
-                   for e in entries] for role, entries in roles.items()}
+def role_choices(roles: Mapping[str, list[str]], models: Mapping[str, ModelConfig],
+                 specs: Mapping[str, ModelSpec]) -> dict[str, list[RoleChoice]]:
+    """Each role list's entries as specs with their configuration names (the file was checked, and `specs`
+    holds each entry's spec as the check parsed it)."""
+    return {role: [RoleChoice(specs[e], e if e in models else None) for e in entries]
+            for role, entries in roles.items()}
 
 
 def layered_params(role: str, choice: RoleChoice, *, defaults: Mapping[str, Any], per_role: Mapping[str, Any],

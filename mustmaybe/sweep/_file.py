@@ -15,7 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Valida
 
 from mustmaybe.agents import check_model_spec
 from mustmaybe.errors import UserError
-from mustmaybe.records import ROLES, ModelSpecError, RoleParams, Substrate, base_url_problem, substrate_problem
+from mustmaybe.records import (
+    ROLES,
+    ModelSpec,
+    ModelSpecError,
+    RoleParams,
+    Substrate,
+    base_url_problem,
+    substrate_problem,
+)
 
 from ._configs import PANEL_PATTERN, ModelConfig, SweepEndpoint, config_problems
 
@@ -145,9 +153,12 @@ def parse_role_params(raw: dict[str, Any]) -> tuple[dict[str, RoleParams], list[
     return out, problems
 
 
-def _model_problems(roles: Any, combine: Any, models: Any = None) -> list[str]:
+def _model_specs(roles: Any, combine: Any, models: Any = None) -> tuple[dict[str, ModelSpec], list[str]]:
+    """Every role list entry parsed once (a spec, or a [models.<name>] configuration's spec), by the entry as
+    written, and the problems of those that do not parse or cannot be used here."""
+    parsed: dict[str, ModelSpec] = {}
     if not isinstance(roles, dict):
-        return []  # pydantic reports a `roles` that is not a table
+        return parsed, []  # pydantic reports a `roles` that is not a table
     configs = models if isinstance(models, dict) else {}
     problems = []
     for role in roles:
@@ -163,19 +174,20 @@ def _model_problems(roles: Any, combine: Any, models: Any = None) -> list[str]:
             continue
         if not specs:
             problems.append(f"roles.{role}: needs at least one model spec")
-        for i, spec in enumerate(specs):
-            if not isinstance(spec, str):
+        for i, entry in enumerate(specs):
+            if not isinstance(entry, str) or entry in parsed:
                 continue
+            spec: Any = entry
             where, hint = f"roles.{role}[{i}]", ""
-            if spec in configs:  # the name of a [models.<name>] configuration: its spec is checked there
-                where, cfg = f"models.{spec}.spec", configs[spec]
+            if entry in configs:  # the name of a [models.<name>] configuration: its spec is checked there
+                where, cfg = f"models.{entry}.spec", configs[entry]
                 spec = cfg.get("spec") if isinstance(cfg, dict) else None
                 if not isinstance(spec, str):
                     continue
-            elif ":" not in spec:
+            elif ":" not in entry:
                 hint = " (nor the name of a [models.<name>] configuration of this file)"
             try:
-                check_model_spec(spec)  # parses, and a sim:<profile> must name a usable profile
+                parsed[entry] = check_model_spec(spec)  # parses, and a sim:<profile> must name a usable profile
             except ModelSpecError as exc:
                 problems.append(f"{where}: {exc}{hint}")
     if combine == "zip":
@@ -184,7 +196,7 @@ def _model_problems(roles: Any, combine: Any, models: Any = None) -> list[str]:
         if any(n not in (1, longest) for n in lengths.values()):
             got = ", ".join(f"{r} {n}" for r, n in lengths.items())
             problems.append(f"roles: combine = \"zip\" needs lists of one length, or of length 1 ({got})")
-    return list(dict.fromkeys(problems))  # a configuration named by several roles: its problems once
+    return parsed, list(dict.fromkeys(problems))  # a configuration named by several roles: its problems once
 
 
 def _raw_roles(raw: dict[str, Any]) -> None:
@@ -204,6 +216,7 @@ class SweepFileCheck:
     path: Path
     file: SweepFile | None
     params: dict[str, RoleParams]
+    specs: dict[str, ModelSpec]  # each role list entry as written → its model spec, parsed once
     text: str
     raw: dict[str, Any]
     problems: list[str]
@@ -248,8 +261,8 @@ def check_sweep_file(path: str | Path) -> SweepFileCheck:
     except ValidationError as err:
         problems += pydantic_problems(err)
     # The checks below read the raw file too, so one run reports every problem.
-    problems += [x for x in _model_problems(raw.get("roles"), raw.get("combine"), raw.get("models"))
-                 if x not in problems]
+    specs, spec_problems = _model_specs(raw.get("roles"), raw.get("combine"), raw.get("models"))
+    problems += [x for x in spec_problems if x not in problems]
     problems += [x for x in config_problems(raw.get("models"), raw.get("endpoints"), raw.get("roles"))
                  if x not in problems]
     raw_params = raw.get("params")
@@ -258,7 +271,7 @@ def check_sweep_file(path: str | Path) -> SweepFileCheck:
     problems += [x for x in _endpoint_problems(raw.get("endpoints")) if x not in problems]
     problems += [x for x in _seed_problems(raw) if x not in problems]
     problems += [x for x in _substrate_problems(raw.get("substrates")) if x not in problems]
-    return SweepFileCheck(p, sf, params, text, raw, problems)
+    return SweepFileCheck(p, sf, params, specs, text, raw, problems)
 
 
 def _endpoint_problems(endpoints: Any) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mustmaybe.records import (
     ROLES,
@@ -42,18 +42,21 @@ from mustmaybe.scenarios import (
     workflow_base,
 )
 from mustmaybe.teams import (
-    COMPATIBLE,
-    check_topology_text,
+    TopologyRequest,
     check_wording,
     episode_spec,
+    get_topology,
     material_problem,
     own_client_problem,
-    parse_topology,
+    read_topology,
     team_for,
 )
 
 from ._configs import RoleChoice, choice_panel, layered_params, role_choices
 from ._file import SweepError, SweepFile, check_sweep_file
+
+if TYPE_CHECKING:
+    from mustmaybe.judges import InstrumentSpec
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class SweepPlan:
     calls_by_endpoint: dict[str, int]
     max_in_flight: int
     cache_path: Path | None
+    instrument: InstrumentSpec  # the file's `checker`, parsed once by the planner
     workers: int = 1
     roles: dict[str, list[ModelSpec]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
@@ -119,9 +123,7 @@ class SweepPlan:
     @property
     def checker_name(self) -> str:
         """The name of the instrument that scores this sweep's records (`rules@…`, `judge:…`, …)."""
-        from mustmaybe.judges import parse_instrument
-
-        return parse_instrument(self.file.checker).name
+        return self.instrument.name
 
     @property
     def simulated(self) -> bool:
@@ -188,16 +190,14 @@ class SweepPlan:
 
 
 def transformer_calls(topology: TopologySpec) -> int:
-    """Model calls the transformer roles make under the team `topology` (one per transformer turn)."""
-    p = topology.params
-    return {
-        "direct": 0,
-        "single": 1,
-        "chain": int(p.get("hops", 3)),
-        "consensus": int(p.get("peers", 3)) * int(p.get("rounds", 1)) + 1,
-        "planner": 1,
-        "single-call": 1,
-    }.get(topology.name, 1)
+    """Model calls the transformer roles make under the team `topology` (one per transformer turn), as its
+    registry entry counts them (teams/_registry.py).
+
+    Raises:
+        LookupError: a topology that is not registered (never silently counted as one call).
+    """
+    info = get_topology(topology.name)
+    return info.calls({**info.defaults, **topology.params})
 
 
 def episode_calls(spec: EpisodeSpec) -> dict[str, int]:
@@ -273,9 +273,9 @@ def resolve_tasks(entries: list[str], base_dir: Path) -> tuple[list[Scenario], l
 
 
 # ------------------------------------------------------------------------------------- plan
-def _role_choices(sf: SweepFile) -> dict[str, list[RoleChoice]]:
+def _role_choices(sf: SweepFile, specs: Mapping[str, ModelSpec]) -> dict[str, list[RoleChoice]]:
     """The sweep file's entries per role as specs with their configuration names (the file was checked)."""
-    return role_choices({r: sf.roles[r] for r in ROLES}, sf.models)
+    return role_choices({r: sf.roles[r] for r in ROLES}, sf.models, specs)
 
 
 def _model_combos(sf: SweepFile, lists: dict[str, list[RoleChoice]]) -> list[dict[str, RoleChoice]]:
@@ -351,8 +351,11 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     problems: list[str] = list(checked.problems)
     scenarios, task_problems = resolve_tasks(checked.raw_list("tasks", []), p.resolve().parent)
     problems += task_problems
+    # The --checker value is parsed here, once; the plan carries the parsed instrument to the runner.
+    instrument: InstrumentSpec | None = None
     for checker in checked.raw_list("checker", ["rules"]):
-        problems += _checker_problems(checker)
+        instrument, checker_problems = _parse_checker(checker)
+        problems += checker_problems
     conditions: list[Condition] = []
     for i, cid in enumerate(checked.raw_list("conditions", [])):
         try:
@@ -370,12 +373,17 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     base_dir = p.resolve().parent  # a team:PATH.json is read relative to the sweep file
     # Read from the raw file too, so a team is checked under its trust even while other keys are wrong.
     trust = checked.file.trust_components if checked.file is not None else checked.raw.get("trust_components") is True
+    # Each topology text is read here, once; the pairs below resolve the requests without reading it again.
+    requests: list[TopologyRequest] = []
     for i, t in enumerate(checked.raw_list("topologies", ["default"])):
         try:
             # name, parameters and bounds (a team's file, read and checked), whichever conditions it pairs with
-            check_topology_text(t, base_dir=base_dir, trust=trust)
+            request = read_topology(t, base_dir=base_dir, trust=trust)
+            request.check_alone()
         except (LookupError, ValueError) as exc:
             problems.append(f"topologies[{i}]: {exc.args[0]}")
+            continue
+        requests.append(request)
     wordings = checked.raw_list("wordings", ["base"])
     for i, w in enumerate(wordings):
         try:
@@ -384,11 +392,11 @@ def plan_sweep(path: str | Path) -> SweepPlan:
             problems.append(f"wordings[{i}]: {exc.args[0]}")
         if wordings.count(w) > 1 and wordings.index(w) == i:
             problems.append(f"wordings[{i}]: wording {w} is listed twice")
-    if problems or checked.file is None:
+    if problems or checked.file is None or instrument is None:
         raise SweepError(str(p), sorted(set(problems), key=problems.index))
     sf, params, text = checked.file, checked.params, checked.text
 
-    choices = _role_choices(sf)
+    choices = _role_choices(sf, checked.specs)
     roles: dict[str, list[ModelSpec]] = {r: [c.spec for c in choices[r]] for r in ROLES}
     combos, combo_problems = _combos(sf, _model_combos(sf, choices))
     if combo_problems:
@@ -397,13 +405,13 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     skipped: list[str] = []
     pairs: list[tuple[Condition, TopologySpec]] = []
     for cond in conditions:
-        for i, t in enumerate(sf.topologies):
-            name = cond.topology if t == "default" else t.partition(":")[0].strip()
-            if cond.transform not in COMPATIBLE.get(name, frozenset()):
-                skipped.append(f"{cond.id} × {t}: condition's transform '{cond.transform}' cannot run under '{name}'")
+        for i, request in enumerate(requests):
+            if not request.compatible_with(cond):
+                skipped.append(f"{cond.id} × {request.text}: condition's transform '{cond.transform}' cannot run "
+                               f"under '{request.name_for(cond)}'")
                 continue
             try:
-                topo = parse_topology(t, cond, base_dir=base_dir, trust=trust)
+                topo = request.resolve(cond)
             except ValueError as exc:
                 problems.append(f"topologies[{i}]: {exc}")
                 continue
@@ -494,15 +502,14 @@ def plan_sweep(path: str | Path) -> SweepPlan:
     return SweepPlan(path=p, file=sf, text=text, episodes=episodes, params=params, endpoints=endpoints,
                      scenarios={s.id: s for s in scenarios}, calls_by_endpoint=calls_total,
                      max_in_flight=max_in_flight, cache_path=cache_path, workers=workers, roles=roles,
-                     skipped=skipped, warnings=warnings)
+                     instrument=instrument, skipped=skipped, warnings=warnings)
 
 
-def _checker_problems(spec: str) -> list[str]:
+def _parse_checker(spec: str) -> tuple[InstrumentSpec | None, list[str]]:
     from mustmaybe.checker import CheckerSpecError
     from mustmaybe.judges import parse_instrument
 
     try:
-        parse_instrument(spec)
+        return parse_instrument(spec), []
     except CheckerSpecError as exc:
-        return [f"checker: {exc}".replace("--checker ", "")]
-    return []
+        return None, [f"checker: {exc}".replace("--checker ", "")]

@@ -49,8 +49,8 @@ class SweepRunner:
         self.stopped: str | None = None
         self.sharing = CallSharing(cache=cache)  # every episode's clients share the cache and calls in flight
         # The sweep's instrument, when it is not the rules: it re-scores each record before it is stored.
-        self.instrument = None if _is_rules(plan.file.checker) else resolve_instrument(
-            plan.file.checker, cache=ResponseCache((judgments_dir or store.run_dir) / JUDGMENTS_FILE),
+        self.instrument = None if plan.instrument.is_rules else resolve_instrument(
+            plan.instrument, cache=ResponseCache((judgments_dir or store.run_dir) / JUDGMENTS_FILE),
             sharing=self.sharing,
             endpoints=plan.endpoints)
 
@@ -109,9 +109,3 @@ class SweepRunner:
         finally:
             if self.instrument is not None:
                 await self.instrument.close()
-
-
-def _is_rules(spec: str) -> bool:
-    from mustmaybe.judges import parse_instrument
-
-    return parse_instrument(spec).is_rules

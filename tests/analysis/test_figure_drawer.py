@@ -34,6 +34,7 @@ def inline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
         return _report(tmp_path_factory.mktemp("inline"))
 
 
+@pytest.mark.slow  # every figure drawn inline, then again by each worker (about 14 s each)
 @pytest.mark.parametrize("worker", [sys.executable, "/bin/false", "/nonexistent/python"])
 def test_worker_figures_are_the_inline_ones(inline: dict[str, bytes], tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch, worker: str) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.checker import checker_view, load_labeled_set, score_artifact
+from mustmaybe.checker import checker_view, score_artifact
+from mustmaybe.checker_tools import load_labeled_set
 from mustmaybe.records import EVIDENCE_KEYS
 from mustmaybe.scenarios import Pressure, Scenario, load_library
 

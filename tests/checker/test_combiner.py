@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.checker import WEIGHTS_FILE, Combiner, load_labeled_set, score_artifact, train_combiner
+from mustmaybe.checker import WEIGHTS_FILE, Combiner, score_artifact
 from mustmaybe.checker._evaluate import evaluate
 from mustmaybe.checker._features import feature_names, features
 from mustmaybe.checker._fields import compiled_for
 from mustmaybe.checker._lexical import grams, masked
 from mustmaybe.checker._rules import score_verdicts
+from mustmaybe.checker_tools import load_labeled_set, train_combiner
 from mustmaybe.scenarios import Scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +39,27 @@ def test_training_refuses_a_test_set() -> None:
         train_combiner([test_set])
 
 
+def test_shipped_weights_name_the_tuning_labels_they_were_fit_on() -> None:
+    """The fast tier's check of checker/combiner.json (the refit below is the slow tier's): the weights name
+    every tuning set with the digest of the labels they were fit on, and the features the rules give now.
+    An edited tuning label or a changed feature list fails here in milliseconds; a rule change that moves
+    what the evaluators find is the refit's to catch."""
+    import hashlib
+
+    from mustmaybe.checker.training import feature_names
+
+    tuning = {s.name: s for s in _sets() if s.split == "tuning"}
+    assert sorted(t["set"] for t in SHIPPED["trained_on"]) == sorted(tuning)
+    for t in SHIPPED["trained_on"]:
+        labels = (tuning[t["set"]].path / "labels.jsonl").read_bytes()
+        assert hashlib.sha256(labels).hexdigest()[:16] == t["labels_sha256"], (
+            f"tests/labeled/{t['set']}/labels.jsonl changed since the combiner was fit: "
+            "run python scripts/train_checker.py (then --check)")
+        assert t["n"] == len(tuning[t["set"]].items)
+    assert SHIPPED["features"] == feature_names()
+
+
+@pytest.mark.slow  # refits the combiner on every tuning set (about 45 s on 2 cores)
 def test_shipped_weights_match_a_retrain() -> None:
     # The script a developer runs after changing a rule or a tuning set; stale weights fail here.
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "train_checker.py"), "--check"],

@@ -102,7 +102,7 @@ def test_unparseable_answers_are_named() -> None:
 
 
 def test_sim_judges_are_deterministic_and_lean_as_their_profiles_say() -> None:
-    from mustmaybe.checker import load_labeled_set
+    from mustmaybe.checker_tools import load_labeled_set
 
     ls = load_labeled_set("tests/labeled/tune-llm")
     items = [(ls.tasks[it.task], it.text) for it in ls.items]
@@ -149,7 +149,7 @@ def test_a_panel_tie_takes_the_rules_value() -> None:
 
 
 def test_routed_lets_the_rules_decide_where_they_are_sure() -> None:
-    from mustmaybe.checker import load_labeled_set
+    from mustmaybe.checker_tools import load_labeled_set
 
     ls = load_labeled_set("tests/labeled/tune-human")
     items = [(ls.tasks[it.task], it.text) for it in ls.items]
@@ -176,7 +176,7 @@ def test_the_judge_prompt_is_json_the_answer_schema_accepts() -> None:
 
 
 def test_a_panel_that_loses_a_judge_says_which() -> None:
-    from mustmaybe.checker import load_labeled_set
+    from mustmaybe.checker_tools import load_labeled_set
 
     ls = load_labeled_set("tests/labeled/tune-mixed2")
     ins = resolve_instrument(PANEL)

@@ -109,6 +109,7 @@ def _sweep(fake: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     return _tables(tmp_path / name), bodies, _strip(summary)
 
 
+@pytest.mark.slow  # the same sweep twice, through both request paths (about 10 s)
 def test_same_records_with_and_without_the_fast_path(fake: FakeOpenAI, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,6 +39,7 @@ def _sweep(f: Path, run: Path, *extra: str) -> subprocess.Popen[str]:
                              *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow  # a sweep killed with SIGKILL mid-run, then resumed (about 14 s each)
 @pytest.mark.parametrize("workers", [1, 2])
 def test_sigkill_then_resume(tmp_path: Path, workers: int) -> None:
     fake = FakeOpenAI(latency_s=0.06)

@@ -128,6 +128,7 @@ def _rows_of(run: Path, keys: set[str]) -> dict[str, list[Any]]:
     return out
 
 
+@pytest.mark.slow  # a Ray cluster, a worker killed mid-sweep, then a resume (about a minute)
 def test_killed_worker_then_resume_runs_each_episode_once_within_the_limits(
         tmp_path: Path, cluster: str, capsys: pytest.CaptureFixture[str]) -> None:
     fake = FakeOpenAI(latency_s=0.1)
@@ -223,6 +224,7 @@ def test_missing_extra_and_unreachable_cluster_are_one_line(tmp_path: Path, caps
     assert "pip install 'mustmaybe[ray]'" in err and not (tmp_path / "r2").exists()
 
 
+@pytest.mark.slow  # a traced sweep on Ray workers (about 20 s)
 def test_a_traced_sweep_on_ray_is_one_trace_under_the_sweep_root(tmp_path: Path, cluster: str) -> None:
     # --trace on Ray: each worker continues the sweep's trace (W3C trace context through Ray) and appends
     # its spans to RUN/traces.jsonl, so every episode span, its hops and AutoGen's runtime spans sit under

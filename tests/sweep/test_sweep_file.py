@@ -38,6 +38,43 @@ def test_transformer_calls_table() -> None:
     assert transformer_calls(TopologySpec(name="chain", params={"hops": 5})) == 5
     assert transformer_calls(TopologySpec(name="consensus", params={"peers": 4, "rounds": 3})) == 13
     assert transformer_calls(TopologySpec(name="direct")) == 0
+    assert transformer_calls(TopologySpec(name="chain")) == 3  # the registry's default, not a guess
+    # A topology the registry does not know is an error, never silently one call.
+    with pytest.raises(LookupError, match="unknown topology 'ring'"):
+        transformer_calls(TopologySpec(name="ring"))
+
+
+def test_the_plan_holds_its_inputs_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Topology texts, the checker and the model specs are read where the file is read, once each; the
+    pairs, the runner and the episodes receive them parsed."""
+    import mustmaybe.agents as agents_mod
+    import mustmaybe.judges as judges_mod
+    import mustmaybe.sweep._file as file_mod
+    import mustmaybe.sweep._plan as plan_mod
+
+    calls: dict[str, int] = {"topology": 0, "checker": 0, "model": 0}
+
+    def counting(name: str, fn):  # type: ignore[no-untyped-def]
+        def wrapped(*a, **k):  # type: ignore[no-untyped-def]
+            calls[name] += 1
+            return fn(*a, **k)
+        return wrapped
+
+    monkeypatch.setattr(plan_mod, "read_topology", counting("topology", plan_mod.read_topology))
+    monkeypatch.setattr(judges_mod, "parse_instrument", counting("checker", judges_mod.parse_instrument))
+    monkeypatch.setattr(file_mod, "check_model_spec", counting("model", file_mod.check_model_spec))
+    monkeypatch.setattr(agents_mod, "check_model_spec", counting("model", agents_mod.check_model_spec))
+    f = write_sweep(tmp_path / "s.toml", conditions=["P0", "P4", "S3", "P1"],
+                    topologies=["default", "chain:hops=2", "single"], seeds=[1, 2],
+                    roles={"reviewer": ["sim"], "transformer": ["sim", "sim:faithful"], "executor": ["sim"]},
+                    extra='checker = "judge:sim:judge-strict"')
+    plan = plan_sweep(f)
+    assert len(plan.episodes) > 10
+    # one read per topology entry, one parse of the checker (the judge's spec with it), one per distinct spec
+    assert calls == {"topology": 3, "checker": 1, "model": 2 + 1}
+    assert plan.instrument.name == "judge:sim:judge-strict" == plan.checker_name
+    assert [str(m) for m in plan.instrument.models] == ["sim:judge-strict"]
+    assert calls["checker"] == 1  # checker_name reads the parsed instrument
 
 
 def test_topologies_cross_conditions_and_skip_incompatible_pairs(tmp_path: Path) -> None:

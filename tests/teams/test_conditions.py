@@ -118,6 +118,7 @@ def test_cli_run_json_prints_the_contract_record(tmp_path) -> None:  # type: ign
     assert len(list(tmp_path.iterdir())) == 1
 
 
+@pytest.mark.slow  # one CLI subprocess per bad input (about 20 s)
 def test_cli_run_errors_are_clear() -> None:
     def run(*a: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "mustmaybe.cli", "run", *a], capture_output=True, text=True,

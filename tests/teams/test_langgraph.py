@@ -125,6 +125,7 @@ def test_an_openai_compatible_endpoint_gets_the_same_requests_on_both_substrates
     assert lg.visibility == a.visibility and lg.executor.action == a.executor.action
 
 
+@pytest.mark.slow  # waits out the failing call's retries (about 10 s)
 def test_a_failed_call_on_langgraph_is_a_failed_episode() -> None:
     with FakeOpenAI() as fake:
         scenario = find_task("vendor-summary-q3")

@@ -32,7 +32,7 @@ from mustmaybe.records import (
 )
 from mustmaybe.scenarios import CONDITIONS, GRADIENT, MAIN_MATRIX, find_task, get_condition, load_library
 from mustmaybe.store import rescore_record
-from mustmaybe.teams import COMPATIBLE, build_team, episode_spec, run_episode, topology_names
+from mustmaybe.teams import build_team, episode_spec, get_topology, run_episode, topology_names
 
 FAITHFUL = {"reviewer": "sim:faithful", "transformer": "sim:faithful", "executor": "sim:faithful"}
 SEED = 1
@@ -60,7 +60,7 @@ LABELS: dict[str, tuple[str, ...]] = {
 
 CONTROLS = sorted({get_condition(c).control or c for c in MAIN_MATRIX + GRADIENT})
 COMBOS = [(c, t) for c in CONTROLS for family, ts in VARIANTS.items()
-          if get_condition(c).transform in COMPATIBLE[family] for t in ts]
+          if get_condition(c).transform in get_topology(family).compatible for t in ts]
 TASKS = [s.id for s in load_library()]
 
 

@@ -11,10 +11,9 @@ from _replies import REVIEW
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 import mustmaybe.agents._pipeline as pipeline_mod
-from mustmaybe.records import EpisodeRecord
+from mustmaybe.records import EpisodeRecord, TopologySpec
 from mustmaybe.scenarios import CONDITIONS, Condition, find_task
 from mustmaybe.teams import (
-    COMPATIBLE,
     build_team,
     episode_spec,
     get_topology,
@@ -62,7 +61,7 @@ def _run(condition: str, topology: str | None = None) -> Any:
 def test_every_runnable_condition_names_a_topology_it_can_run_under(condition: Condition) -> None:
     # A team topology from the registry, or the replay kind (which runs its base condition's team).
     assert condition.topology in {*topology_names(), "replay"}
-    assert condition.transform in COMPATIBLE[condition.topology]
+    assert condition.transform in get_topology(condition.topology).compatible
     assert parse_topology(None, condition).name == condition.topology  # its own parameters are valid
 
 
@@ -143,6 +142,33 @@ def test_topology_errors_are_clear() -> None:
     with pytest.raises(ValueError, match="cannot run under topology 'planner'"):
         parse_topology("planner", p4)
     assert get_topology("chain").defaults == {"hops": 3}
+
+
+def test_the_registry_owns_compatibility_and_call_counts() -> None:
+    """Every topology (the team ones, replay, a user's team) has one registry entry holding its parameters,
+    the condition transforms it runs and its call count; the old separate table's pairs are all there."""
+    from mustmaybe.teams import compatible_topologies, read_topology
+
+    assert set(topology_names()) == {"direct", "single", "chain", "consensus", "planner", "single-call"}
+    assert get_topology("replay").builder is None and get_topology("team").builder is None
+    assert compatible_topologies("summary") == ["chain", "consensus", "single", "single-call", "team"]
+    assert compatible_topologies("gate") == ["chain", "consensus", "direct", "planner", "single"]
+    assert compatible_topologies("replay") == ["replay"]
+    assert get_topology("consensus").calls({"peers": 4, "rounds": 2}) == 9
+    with pytest.raises(LookupError, match="unknown topology 'ring'; known: chain, consensus, direct"):
+        get_topology("ring")
+    with pytest.raises(ValueError, match=r"expected team:PATH\.json"):
+        read_topology("team:")
+    with pytest.raises(LookupError, match=r"expected team:PATH\.json"):  # named by its file, never `team:k=v`
+        read_topology("team")
+    # Read once, resolved per condition: defaults, the condition's own parameters, then the text's.
+    request = read_topology("chain:hops=2")
+    assert request.resolve(CONDITIONS["S3"]).params == {"hops": 2}
+    assert request.resolve(CONDITIONS["P4"]) == TopologySpec(name="chain", params={"hops": 2})
+    assert read_topology(None).resolve(CONDITIONS["S3"]) == TopologySpec(name="chain", params={"hops": 3})
+    assert not read_topology("planner").compatible_with(CONDITIONS["P4"])
+    with pytest.raises(ValueError, match="between 1 and 32, got 99"):
+        read_topology("chain:hops=99").check_alone()
 
 
 def test_model_failure_is_recorded_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mustmaybe.records import ArtifactScore
 from mustmaybe.scenarios import Scenario
 
 from ._labeled import FIELD_NAMES, SPLITS, STATES, LabeledSet
-from ._model import ArtifactScore
 
 Scorer = Callable[[Scenario, str], ArtifactScore]
 

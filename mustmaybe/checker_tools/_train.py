@@ -4,7 +4,7 @@ Only sets whose split is `tuning` may be passed: the caller (scripts/train_check
 module refuses anything else, so a test set never shapes a weight. Folds are whole tasks (an artifact and
 its task's other artifacts never sit on both sides), which is how the instrument meets a user's new task.
 
-The wording features (`_lexical`) are built inside each fold from that fold's training tasks only: the
+The wording features (the checker's `_lexical`) are built inside each fold from that fold's training tasks only: the
 words common across their views, and the words and pairs seen under at least `MIN_TASKS` of them. Their
 penalty (`LEX_LAMBDA`) and `MIN_TASKS` were chosen by the same task-grouped CV on the tuning sets (a grid of
 four, before any test set was scored with them).
@@ -25,16 +25,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mustmaybe.checker import CheckerView, checker_view
+from mustmaybe.checker.training import (
+    EVALUATORS,
+    FIELDS,
+    SCHEMA,
+    SURE_TARGET,
+    UNSURE_MARGIN,
+    Combiner,
+    Verdicts,
+    common_words,
+    compiled_for,
+    evaluate,
+    feature_names,
+    features,
+    grams,
+    masked,
+    score_verdicts,
+)
+
 from ._calibrate import field_block, state_block
-from ._combiner import EVALUATORS, SCHEMA, SURE_TARGET, UNSURE_MARGIN, Combiner
-from ._evaluate import evaluate
-from ._features import feature_names, features
-from ._fields import compiled_for
 from ._labeled import LabeledSet
-from ._lexical import common_words, grams, masked
-from ._reading import Verdicts
-from ._rules import FIELDS, score_verdicts
-from ._view import CheckerView, checker_view
 
 LAMBDA = 1.0
 FOLDS = 5

@@ -8,9 +8,10 @@ Layout (docs/labeled-sets.md):
 
 A set's split says what it may be used for: `tuning` (rules may be written while reading it), `test`
 (no rule is written against it; it only measures) or `open` (test material whose writers invented their
-own kinds of text, never told the families the tuning material covers). The split comes from `SET/split`
-(one word) or, failing that, the folder name's prefix (`tune-…`, `test-…`, `open-…`); otherwise it is
-`unspecified`. A line's `family` names the kind of text it is; leave-one-family-out estimates group by it.
+own kinds of text, never told the families the tuning material covers). The split is `SET/split` (one
+word), required: a folder's name says nothing about what the set may be used for, so a set without
+the file is an error naming it. A line's `family` names the kind of text it is; leave-one-family-out
+estimates group by it.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mustmaybe.records import State
 from mustmaybe.scenarios import Scenario, ScenarioError, find_task, load_scenario
-
-from ._model import State
 
 FIELD_NAMES = ("status", "prerequisite", "authority", "fallback")
 STATES: tuple[State, ...] = ("preserved", "deactivated", "undetermined")
-Split = Literal["tuning", "test", "open", "unspecified"]
+Split = Literal["tuning", "test", "open"]
 SPLITS = ("tuning", "test", "open")
 FLAG_NAMES = ("caveat", "later_check", "omission", "assumed_authorization")
 
@@ -73,18 +73,13 @@ class LabeledSet(BaseModel):
 
 def _split_of(root: Path) -> Split:
     marker = root / "split"
-    if marker.is_file():
-        word = marker.read_text(encoding="utf-8").strip().lower()
-        if word in SPLITS:
-            return word  # type: ignore[return-value]
-        raise LabeledSetError(f"{marker}: split must be 'tuning', 'test' or 'open', not {word!r}")
-    if root.name.startswith(("tune-", "tuning-", "legacy-")):
-        return "tuning"
-    if root.name.startswith("test-"):
-        return "test"
-    if root.name.startswith("open-"):
-        return "open"
-    return "unspecified"
+    if not marker.is_file():
+        raise LabeledSetError(f"{marker}: missing; a labeled set names its split in this file: one word, "
+                              "tuning, test or open (docs/labeled-sets.md)")
+    word = marker.read_text(encoding="utf-8").strip().lower()
+    if word in SPLITS:
+        return word  # type: ignore[return-value]
+    raise LabeledSetError(f"{marker}: split must be 'tuning', 'test' or 'open', not {word!r}")
 
 
 def _load_tasks(root: Path) -> dict[str, Scenario]:
