@@ -112,8 +112,7 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
             # while the action waits (an interim or "what X gets is" construction).
             named = (r.names_fallback and (r.fallback_support >= 2.0 or r.alt_cue) and not (
                 r.names_prerequisite and not r.alt_cue and r.fallback_support < 3.0)) or (
-                r.fallback_support >= REF and r.fallback_support >= r.forbidden_support
-                and (r.directive or r.alt_cue or (r.imperative and not r.neg)))
+                r.fallback_support >= REF and r.fallback_support >= r.forbidden_support and (r.directive or r.alt_cue))
             unnamed = (status and r.alt_cue and not r.about_forbidden and not r.prohibit and not r.clause.question
                        and not r.release and len(r.clause.toks) >= 3)
             if not (named or unnamed):

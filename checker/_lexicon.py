@@ -376,21 +376,3 @@ DENIED_VALUE = rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dism
 BACK_REFERENCE = rx(r"^(?:but |and |yet |still )?(?:that|this|it|which|none of (?:that|this|it)|neither|those|these|"
                     r"such|the (?:earlier|previous|old|former|prior) (?:\w+ )?(?:case|one|exception|approval|"
                     r"release))\b")
-
-# The imperative mood: a clause that opens with the base form of a verb of doing tells the reader to do it
-# ("shift both to the later run", "give the customer a free move", "fly the north block only"). A word list,
-# not a tagger: common base-form verbs of workplace instructions, leaving out those that open a clause as a
-# noun far more often than as a verb ("note", "status", "update", "report", "plan", "request", "change").
-BASE_VERBS: frozenset[str] = frozenset("""
-    accept add adjust allocate apply archive arrange ask assign attach authorize avoid book bring build bump call
-    cancel capture carry check clean clear close collect complete confirm connect contact continue copy
-    cover create cut defer delay deliver deploy describe disable divert do draft drop email enable escalate explain
-    extend fall file fill finish fix flag fly follow forward freeze get give go grant hand handle hold include issue
-    keep label leave let limit list load lock log mail make mark merge migrate mount move notify offer open order
-    pack park pass pause pay phone pick place point post prepare print process provide publish pull push put queue
-    quiet quote raise rebook reroute record redact redirect reduce refer refund reject release remove repair replace
-    reply reroute reschedule reserve reset resubmit retain return revert rollback roll route run schedule screen
-    seal send serve set ship shift show shut sign skip slot sort split stage start stay steer stick stop store
-    submit substitute supply suspend swap switch take tell test text transfer treat trim turn unplug use wait warn
-    withhold work wrap write
-""".split())

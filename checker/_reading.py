@@ -46,7 +46,6 @@ class Reading:
     partial: bool
     alt_cue: bool
     slot: str = ""  # status | prereq | authority | fallback | topic | ""
-    imperative: bool = False  # opens with a base-form verb of doing: tells the reader to do it
 
     @property
     def about_forbidden(self) -> bool:
@@ -159,20 +158,7 @@ def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
         partial=lx.PARTIAL.search(w) is not None and lv.ONLY_CAN.search(w) is None,
         alt_cue=alt_cue,
         slot=slot_of(c.label),
-        imperative=opens_imperative(c),
     )
-
-
-_LEAD_SKIP = frozenset({"and", "so", "then", "please", "now", "just", "simply", "also", "instead", "rather"})
-
-
-def opens_imperative(c: Clause) -> bool:
-    """The clause opens (after a time, a list number or a discourse word) with a base-form verb of doing and
-    is not a question: the imperative mood."""
-    if c.question:
-        return False
-    lead = next((t for t in c.toks if not t[:1].isdigit() and t not in _LEAD_SKIP), "")
-    return lead in lx.BASE_VERBS and len(c.toks) >= 2
 
 
 NEG_WORD = ("not", "never", "instead", "rather", "no")
