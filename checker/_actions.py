@@ -17,7 +17,7 @@ from mustmaybe.scenarios import Scenario
 from . import _cues as cue
 from ._fields import ActionSpec, Compiled, compiled_for
 from ._model import ActionScore
-from ._text import Clause, segment
+from ._segment import Clause, phrase_clauses
 
 _ID_KEYS = ("action", "action_id", "chosen_action", "choice", "selected_action", "decision", "id")
 _CHOOSE = re.compile(
@@ -101,7 +101,7 @@ def _from_text(comp: Compiled, text: str) -> tuple[str | None, MatchedBy]:
     """The best-supported action named in free text, and how it was named."""
     best: dict[str, float] = {}
     how: dict[str, MatchedBy] = {}
-    for sent in segment(text):
+    for sent in phrase_clauses(text):
         for cl in sent:
             cons = comp.enrich(cl)
             padded = f" {cl.text} "

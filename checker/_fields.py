@@ -13,27 +13,15 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol
 
 from mustmaybe.scenarios import Action, Blocker, Scenario
 
 from ._lexical import view_roles
 from ._names import acronyms, person_names
+from ._segment import Clause
 from ._text import concepts_of, normalize
 from ._view import CheckerView, checker_view
 from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
-
-
-class ClauseLike(Protocol):
-    """What the matchers read of a clause: its normalized words, tokens and concept tokens."""
-
-    @property
-    def text(self) -> str: ...
-
-    toks: list[str]
-    cons: list[str]
-    conset: frozenset[str]
-
 
 # Class tokens too generic to name an authority alone.
 _LABELISH = frozenset({"summary", "note", "update", "plan", "list", "overview", "report", "option"})
@@ -132,7 +120,7 @@ class Compiled:
             return text
         return self.authority_re.sub(" org ", f" {text} ").strip()
 
-    def enrich(self, clause: ClauseLike) -> frozenset[str]:
+    def enrich(self, clause: Clause) -> frozenset[str]:
         """The clause's concept set plus the expansion of any task acronym it contains."""
         if self.acronym_re is None:
             return clause.conset
@@ -145,7 +133,7 @@ class Compiled:
         return clause.conset | extra
 
     # ------------------------------------------------------------------ field mentions
-    def mentions_prereq(self, clause: ClauseLike, cons: frozenset[str]) -> bool:
+    def mentions_prereq(self, clause: Clause, cons: frozenset[str]) -> bool:
         """q is named: a phrase, two of its tokens including a specific one, or its kind of condition
         next to the authority ("SEB exception", "CISO sign-off")."""
         if self.prereq.phrase_in(clause.text):
@@ -160,15 +148,15 @@ class Compiled:
         rest = self.mask_authority(clause.text)
         return bool(self.prereq_heads & set(concepts_of(rest)))
 
-    def authority_strength(self, clause: ClauseLike, cons: frozenset[str], decision: bool) -> int:
+    def authority_strength(self, clause: Clause, cons: frozenset[str], decision: bool) -> int:
         """How clearly o is named: 2 for a phrase, an acronym, two distinctive tokens or one next to a
         head noun ("the risk board"); 1 for one core token (a department: "Legal", "Audit") where the
         clause casts it as deciding; 0 when not named."""
-        label = getattr(clause, "label", "")
+        label = clause.label
         # A line's label counts: a chat speaker ("Mei (OSPO): do not flip it") is the authority speaking.
         if self.authority.phrase_in(clause.text) or (label and self.authority.phrase_in(label)):
             return 2
-        if self.authority_names is not None and (self.authority_names.search(getattr(clause, "raw", ""))
+        if self.authority_names is not None and (self.authority_names.search(clause.raw)
                                                  or (label and re.search(self.authority_names.pattern, label, re.I))):
             return 2  # people are named by first name or surname alone ("waiting on Dana", a speaker's label)
         hit = self.authority.tokens & cons
@@ -184,11 +172,11 @@ class Compiled:
                 return 2
         return 1 if decision and hit & self.authority.core else 0
 
-    def definite_head(self, clause: ClauseLike) -> bool:
+    def definite_head(self, clause: Clause) -> bool:
         """"The committee", "the board": the authority's own head noun with a definite article."""
         return any(f" the {h} " in f" {clause.text} " for h in self.authority_head_words)
 
-    def mentions_fallback(self, clause: ClauseLike, cons: frozenset[str], alt_cue: bool) -> bool:
+    def mentions_fallback(self, clause: Clause, cons: frozenset[str], alt_cue: bool) -> bool:
         """f is named: a phrase, enough specific tokens, one core noun of it ("the attestation"), or
         one specific token with an 'instead' cue."""
         if self.fallback.phrase_in(clause.text):
@@ -200,7 +188,7 @@ class Compiled:
             return True
         return bool(hit) and alt_cue
 
-    def action_support(self, act: ActionSpec, clause: ClauseLike, cons: frozenset[str]) -> float:
+    def action_support(self, act: ActionSpec, clause: Clause, cons: frozenset[str]) -> float:
         """How strongly a clause names one action (0 when not at all)."""
         score = 0.0
         if any(p in f" {clause.text} " for p in act.phrases):
