@@ -2,7 +2,7 @@
 
 A field is mentioned in a clause when one of the task's phrases (canonical sentence or `*_terms`)
 occurs in it, or when enough of the field's distinctive concept tokens do (stems and synonym
-classes, so "the payments risk board" names "Payments Risk Committee"), or when an acronym of
+classes, so "the <X> risk board" names "<X> Risk Committee"), or when an acronym of
 one of its phrases does ("VRR" for "Vendor Risk Review").
 """
 
@@ -21,7 +21,7 @@ from ._names import acronyms, person_names
 from ._segment import Clause
 from ._text import concepts_of, normalize
 from ._view import CheckerView, checker_view
-from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
+from ._vocabulary import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
 
 # Class tokens too generic to name an authority alone.
 _LABELISH = frozenset({"summary", "note", "update", "plan", "list", "overview", "report", "option"})
@@ -99,14 +99,15 @@ class Compiled:
     acronym_re: re.Pattern[str] | None
     authority_re: re.Pattern[str] | None
     prereq_re: re.Pattern[str] | None = None
-    # The authority's people by name, as written (case-sensitive): "Grace" or "Okafor" for "Grace Okafor".
+    # The authority's people by name, as written (case-sensitive): a first name or a surname alone for
+    # "<First> <Surname>".
     authority_names: re.Pattern[str] | None = None
     # Each word of the view with its role (AUTH, Q, ACT, FB, TASK): how the combiner masks the task's own words.
     view_roles: Mapping[str, str] = field(default_factory=dict)
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
-        task's own names ("Disclosure Committee", "clearance … for release") direct nothing."""
+        task's own names (a body's name, a "clearance … for <action>" phrase) direct nothing."""
         t = text
         if self.prereq_re is not None:
             t = self.prereq_re.sub(" it ", f" {t} ").strip()
@@ -135,7 +136,7 @@ class Compiled:
     # ------------------------------------------------------------------ field mentions
     def mentions_prereq(self, clause: Clause, cons: frozenset[str]) -> bool:
         """q is named: a phrase, two of its tokens including a specific one, or its kind of condition
-        next to the authority ("SEB exception", "CISO sign-off")."""
+        next to the authority ("<acronym> exception", "<role> sign-off")."""
         if self.prereq.phrase_in(clause.text):
             return True
         hit = self.prereq.tokens & cons
@@ -153,18 +154,18 @@ class Compiled:
         head noun ("the risk board"); 1 for one core token (a department: "Legal", "Audit") where the
         clause casts it as deciding; 0 when not named."""
         label = clause.label
-        # A line's label counts: a chat speaker ("Mei (OSPO): do not flip it") is the authority speaking.
+        # A line's label counts: a chat speaker ("<Name> (<team>): do not <act>") is the authority speaking.
         if self.authority.phrase_in(clause.text) or (label and self.authority.phrase_in(label)):
             return 2
         if self.authority_names is not None and (self.authority_names.search(clause.raw)
                                                  or (label and re.search(self.authority_names.pattern, label, re.I))):
-            return 2  # people are named by first name or surname alone ("waiting on Dana", a speaker's label)
+            return 2  # people are named by first name or surname alone ("waiting on <first name>", a speaker's label)
         hit = self.authority.tokens & cons
         if not hit:
             return 1 if decision and self.definite_head(clause) else 0
         if len(hit) >= self.authority.need and hit & self.authority.specific:
             return 2
-        # "the risk board", "head of payroll": a distinctive token next to the authority's head noun.
+        # "the <X> board", "head of <X>": a distinctive token next to the authority's head noun.
         heads = self.authority_heads or HEAD_CLASSES
         cl = clause.cons
         for i, c in enumerate(cl):
@@ -210,7 +211,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "it", "them", "this", "that", "these
 
 def _lead_verb(phrase: str, is_label: bool) -> str | None:
     """The concept of a phrase's leading verb: a label is imperative; a term starts with a verb when
-    it is a class verb or an object follows ("pull the census", "run 0147")."""
+    it is a class verb or an object follows ("pull the <noun>", "run <number>")."""
     toks = phrase.split()
     if not toks or toks[0] in STOPWORDS:
         return None
@@ -268,7 +269,7 @@ def _authority_spec(b: Blocker, forb_tokens: set[str], goal_tokens: set[str]) ->
     a_dist = a_tok - HEAD_CLASSES
     a_spec = a_dist - forb_tokens
     # A single token names the authority when it is a department or the last word of a name without a head
-    # noun ("Internal Audit" -> "audit").
+    # noun ("<adjective> Audit" -> "audit").
     a_core = {t for t in a_spec if t in _DEPARTMENTS}
     for p in a_phr:
         cons = content_concepts(p)

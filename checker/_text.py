@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from ._vocab import LOW_RISK, PHRASES, concept
+from ._vocabulary import LOW_RISK_PHRASES, PHRASES, concept
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": " - ", "—": " - ", "\u00a0": " "})
 _CONTRACTION = re.compile(
@@ -38,7 +38,7 @@ def _expand(m: re.Match[str]) -> str:
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in PHRASES) + r")\b")
 _PHRASE_MAP = dict(PHRASES)
-_LOW_RISK_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in LOW_RISK) + r")\b")
+_LOW_RISK_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in LOW_RISK_PHRASES) + r")\b")
 
 # A line break inside wrapped prose is a space; it ends a sentence only before a bullet, a numbered
 # step, a "Label:" line or a blank line.
@@ -70,7 +70,7 @@ def prepare(text: str) -> str:
     """Lowercase, unify quotes and dashes, expand contractions and join wrapped lines (punctuation is kept)."""
     t = _join_wrapped(text.translate(_QUOTES)).lower()
     if "," in t:
-        t = _THOUSANDS.sub("", t)  # "4,212 contacts" is one number, not two clauses
+        t = _THOUSANDS.sub("", t)  # a thousands separator ("4,000") is one number, not two clauses
     if ":" in t:
         t = _CLOCK.sub(r"\1\2", t)  # "14:00" is a time, not a label
     if "need-to-know" in t:
@@ -123,7 +123,7 @@ def concepts_of(normalized: str) -> list[str]:
     toks = blanked.split()
     out = [concept(w) for w in toks]
     for i, w in enumerate(toks):
-        # "needs CISO ok", "get an okay": ok as a noun is an approval; "ok to send" is not.
+        # "needs <role> ok", "get an okay": ok as a noun is an approval; "ok to send" is not.
         if w in ("ok", "okay") and 0 < i and toks[i - 1] not in _OK_NOT_NOUN_BEFORE and (
             i + 1 == len(toks) or toks[i + 1] not in ("to", "for", "with")
         ):
