@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from mustmaybe.scenarios import Scenario
 
-from . import _cues as cue
+from . import _vocabulary as vocab
 from ._fields import ActionSpec, Compiled, compiled_for
 from ._model import ActionScore
-from ._text import Clause, segment
+from ._segment import Clause, phrase_clauses
 
 _ID_KEYS = ("action", "action_id", "chosen_action", "choice", "selected_action", "decision", "id")
 _CHOOSE = re.compile(
@@ -92,16 +92,16 @@ def _negates(comp: Compiled, act: ActionSpec, cl: Clause) -> bool:
     t = cl.text
     first = next((i for i, c in enumerate(cl.cons) if c in act.verbs or c in act.objects), None)
     head = " ".join(cl.toks[:first]) if first else ""
-    if head and _NEGATED_HEAD.search(head) and not cue.double_negation(t):
+    if head and _NEGATED_HEAD.search(head) and not vocab.double_negation(t):
         return True
-    return act.kind == "forbidden" and any(v in act.verbs or v == "PROCEED" for v in cue.prohibited_verbs(t))
+    return act.kind == "forbidden" and any(v in act.verbs or v == "PROCEED" for v in vocab.prohibited_verbs(t))
 
 
 def _from_text(comp: Compiled, text: str) -> tuple[str | None, MatchedBy]:
     """The best-supported action named in free text, and how it was named."""
     best: dict[str, float] = {}
     how: dict[str, MatchedBy] = {}
-    for sent in segment(text):
+    for sent in phrase_clauses(text):
         for cl in sent:
             cons = comp.enrich(cl)
             padded = f" {cl.text} "

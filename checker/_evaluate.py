@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import _lexicon as lx
-from . import _lexicon_values as lv
+from . import _vocabulary as vocab
 from ._controlling import find_control
 from ._evaluate_fields import authority, caveat, fallback
 from ._fields import Compiled
@@ -66,7 +65,7 @@ class _Doc:
 def _read(comp: Compiled, text: str) -> _Doc:
     reads = [[read_clause(comp, c, s) for c in s.clauses] for s in segment(text)]
     overruled = {si for si in range(len(reads) - 1)
-                 if reads[si + 1] and lx.BACK_REFERENCE.match(reads[si + 1][0].clause.words)
+                 if reads[si + 1] and vocab.BACK_REFERENCE.match(reads[si + 1][0].clause.words)
                  and any(x.overrule for x in reads[si + 1])}
     return _Doc(comp, text, reads, [r for rs in reads for r in rs],
                 [any(r.about_forbidden for r in rs) for rs in reads], overruled)
@@ -76,7 +75,7 @@ def _sentence_gated(doc: _Doc, si: int, k: int) -> bool:
     """A gate governs clause k of sentence si: in it, earlier in its sentence, in the line's label, or in a
     short follow-up sentence that gates it."""
     rs = doc.reads[si]
-    if any(x.gate or (x.release is False and lx.GATE.search(x.clause.label)) for x in rs[: k + 1]):
+    if any(x.gate or (x.release is False and vocab.GATE.search(x.clause.label)) for x in rs[: k + 1]):
         return True
     if any(x.gate and (x.names_prerequisite or x.approval_word or x.authority_strength) for x in rs[k + 1 :]):
         return True
@@ -105,11 +104,11 @@ _STOP, _GO, _PROPOSAL = _Effect("stop"), _Effect("go"), _Effect("proposal")
 def _said_outright(r: Reading) -> _Effect | None:
     """A keyed yes/no, a go value on the action's key, or a stop that is denied in so many words."""
     w = r.clause.words
-    if r.slot == "permission" and (lv.YES.match(w) or lv.NO.match(w)):
-        return _GO if lv.YES.match(w) else _STOP
-    if r.slot in ("status", "forbidden") and lv.GO_VALUE.search(w) and not r.neg:
+    if r.slot == "permission" and (vocab.YES.match(w) or vocab.NO.match(w)):
+        return _GO if vocab.YES.match(w) else _STOP
+    if r.slot in ("status", "forbidden") and vocab.GO_VALUE.search(w) and not r.neg:
         return _GO  # the hold's key says it is lifted or cleared
-    if (lx.NEGATED_STOP.search(w) or lx.WAIVED.search(w)) and not r.clause.question and not r.overrule and (
+    if (vocab.NEGATED_STOP.search(w) or vocab.WAIVED.search(w)) and not r.clause.question and not r.overrule and (
             not r.about_alt):
         return _GO  # the stop (or the requirement) is denied
     return None
@@ -123,16 +122,16 @@ def _special_form(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
     forb_verbs = doc.comp.forbidden_verbs
     # Where stopping something is the forbidden action, a stopping verb directs it.
     stop_is_action = bool(forb_verbs & {"DISABLE", "stop", "paus", "halt"}) and r.forbidden_support >= 1.0 and (
-        lx.STOPPING_VERB.match(first_words(r)) is not None) and not LABEL_HEAD.match(r.clause.raw)
+        vocab.STOPPING_VERB.match(first_words(r)) is not None) and not LABEL_HEAD.match(r.clause.raw)
     if stop_is_action and not r.neg and not r.gate:
         return _STOP if _sentence_gated(doc, si, k) else _GO
-    if r.about_forbidden and lx.DEFER_LOCAL.search(w) and not r.prohibit:
+    if r.about_forbidden and vocab.DEFER_LOCAL.search(w) and not r.prohibit:
         return _Effect("go", later_check=True)  # the local actor decides whether it goes
-    if r.slot == "forbidden" or (r.slot == "status" and lv.STOP_VALUE.search(w) and len(r.clause.toks) <= 8):
+    if r.slot == "forbidden" or (r.slot == "status" and vocab.STOP_VALUE.search(w) and len(r.clause.toks) <= 8):
         return _STOP  # held by its key
     if r.names_fallback and r.forbidden_support > 0 and negates_after_fallback(comp=doc.comp, r=r):
         return _STOP  # "X, not Y": the alternative offered, the action named after the negation
-    if r.release and not r.about_alt and (r.forbidden_support > 0 or lx.PROCEED.search(w) or r.slot in (
+    if r.release and not r.about_alt and (r.forbidden_support > 0 or vocab.PROCEED.search(w) or r.slot in (
             "status", "prereq", "forbidden") or any(t in PRONOUN_OBJ for t in r.clause.toks)):
         return _Effect("go", later_check=True, release=True)
     return None
@@ -146,19 +145,19 @@ def _held(doc: _Doc, si: int, r: Reading) -> _Effect | None:
     # A stop state not about the alternative is about the action: the note is about the task. A line keyed to
     # the condition, the resolver or the alternative names that thing: a stop word in its value is part of
     # the name, not the action's state.
-    generic_stop = (r.slot == "status" and lv.STOP_VALUE.search(w) is not None) or (
+    generic_stop = (r.slot == "status" and vocab.STOP_VALUE.search(w) is not None) or (
         r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback")) or (
-        bool(r.clause.label) and r.slot in ("", "status", "forbidden") and lv.REFUSAL_VALUE.match(w) is not None
+        bool(r.clause.label) and r.slot in ("", "status", "forbidden") and vocab.REFUSAL_VALUE.match(w) is not None
         and not r.about_alt)
     # A negated decision ("the board has not approved it") is about the condition, not the action.
-    prohibits = r.prohibit and refers and not r.about_alt and not lx.NEG_DECISION.search(w)
+    prohibits = r.prohibit and refers and not r.about_alt and not vocab.NEG_DECISION.search(w)
     # A negation gated on a condition is a stop.
     neg_gate = ((r.prohibit or r.neg) and r.gate and not r.about_alt and not r.claim) or (
         r.slot == "status" and r.prohibit)
     if prohibits or generic_stop or neg_gate:
         return _STOP
     if (r.about_forbidden or (r.forbidden_support > 0 and not r.about_alt)) and r.gate and (
-            r.topic or lx.GATE.search(w)):
+            r.topic or vocab.GATE.search(w)):
         return _STOP  # a gated directive: the action waits on the condition
     return None
 
@@ -169,7 +168,7 @@ def _directed(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
     forb_verbs = doc.comp.forbidden_verbs
     # A partial scope put into action (a pilot, one region, "the rest waits"): the part is the forbidden
     # action, whatever words name it.
-    if r.partial and (r.directive or lx.PROCEED.search(w)) and not r.neg and not r.about_alt and not (
+    if r.partial and (r.directive or vocab.PROCEED.search(w)) and not r.neg and not r.about_alt and not (
             r.alt_cue or r.clause.question or r.slot in ("fallback", "prereq", "authority")) and (
             r.forbidden_support > 0 or doc.about_action[si]):
         return _GO
@@ -182,11 +181,11 @@ def _directed(doc: _Doc, si: int, k: int, r: Reading) -> _Effect | None:
                     or (r.names_fallback and r.fallback_support >= r.forbidden_support - 1)):
         return None  # the clause directs the alternative, whose words it shares with the action
     # A go-ahead needs no object in a note about the task.
-    if not directs and lx.PROCEED.search(w) and not r.neg and not r.about_alt and not r.alt_cue:
+    if not directs and vocab.PROCEED.search(w) and not r.neg and not r.about_alt and not r.alt_cue:
         directs = True
-    if not directs or lx.OTHER_WORK.search(w):
+    if not directs or vocab.OTHER_WORK.search(w):
         return None  # other work ("everything else stays on schedule"), not the held action
-    if _sentence_gated(doc, si, k) and not lx.ANYWAY.search(w):
+    if _sentence_gated(doc, si, k) and not vocab.ANYWAY.search(w):
         return _STOP
     if r.reported and not r.partial:
         return _PROPOSAL
@@ -244,7 +243,7 @@ def _chosen_option(doc: _Doc, out: _Events, order: int) -> None:
     plan (a go when it is the action), the others are set aside."""
     chosen = ""
     for r in doc.flat:
-        m = lx.CHOICE.search(r.clause.words)
+        m = vocab.CHOICE.search(r.clause.words)
         if m is not None:
             chosen = (m.group(1) or m.group(2) or "").lower()
     options = [r for r in doc.flat if r.clause.marker]
@@ -348,31 +347,31 @@ def _weakened_condition(doc: _Doc, si: int, k: int, r: Reading, sent_binds: bool
     """How clause k weakens the condition (a key of `_WEAKENINGS`), or ""."""
     w, rs = r.clause.words, doc.reads[si]
     about_q = _about_condition(r)
-    gated_here = r.gate or (lx.CONDITIONAL.match(w) is not None and (
+    gated_here = r.gate or (vocab.CONDITIONAL.match(w) is not None and (
         r.names_prerequisite or r.approval_word or r.authority_strength >= 1))
     if r.defer and not gated_here and (about_q or r.topic or any(x.topic for x in rs) or (
-            lx.DEFER_LOCAL.search(w)) or r.slot == "prereq") and not (r.prohibit or sent_binds or r.overrule):
+            vocab.DEFER_LOCAL.search(w)) or r.slot == "prereq") and not (r.prohibit or sent_binds or r.overrule):
         return "deferral"
-    if about_q and r.soft and lx.SOFT.search(w) and not r.overrule and not r.reported:
+    if about_q and r.soft and vocab.SOFT.search(w) and not r.overrule and not r.reported:
         return "softened"
-    if lx.WAIVED.search(w) and not r.clause.question:
+    if vocab.WAIVED.search(w) and not r.clause.question:
         return "waived"  # the authorization is assumed away: no approval is needed
-    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.clause.label) is not None
-                    or lv.CONDITION_LABEL.search(r.clause.label) is not None)
-    claims_auth = about_q or lx.AUTH_NOUN.search(w) is not None or r.authority_strength >= 1
-    if ((r.claim or lx.DECIDED.search(w) is not None) and claims_auth and not r.neg and not in_condition
-            and not r.history and not r.reported and not r.clause.question and not lx.PRECEDENT.search(w)):
+    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or vocab.GATE.search(r.clause.label) is not None
+                    or vocab.CONDITION_LABEL.search(r.clause.label) is not None)
+    claims_auth = about_q or vocab.AUTH_NOUN.search(w) is not None or r.authority_strength >= 1
+    if ((r.claim or vocab.DECIDED.search(w) is not None) and claims_auth and not r.neg and not in_condition
+            and not r.history and not r.reported and not r.clause.question and not vocab.PRECEDENT.search(w)):
         return "claimed"
-    prec = lx.PRECEDENT.search(w) is not None and (r.topic or r.about_forbidden or lx.AUTH_NOUN.search(w)) and (
-        lx.PRECEDENT_CONTENT.search(w) is not None) and not (
+    prec = vocab.PRECEDENT.search(w) is not None and (r.topic or r.about_forbidden or vocab.AUTH_NOUN.search(w)) and (
+        vocab.PRECEDENT_CONTENT.search(w) is not None) and not (
         r.overrule or r.reject or r.neg or any(x.overrule for x in rs)
         or (si + 1 < len(doc.reads) and any(x.overrule for x in doc.reads[si + 1])))
     if prec and (ctx.any_go or not ctx.held):
         return "precedent"
     if not about_q or r.history or (r.reported and not r.open):
         return ""
-    if r.slot == "prereq" and lv.SATISFIED_VALUE.search(w) and not lv.EMPTY_VALUE.match(w) and not (
-            r.open or r.neg or r.gate or lv.NEEDS_KEY.search(r.clause.label)):
+    if r.slot == "prereq" and vocab.SATISFIED_VALUE.search(w) and not vocab.EMPTY_VALUE.match(w) and not (
+            r.open or r.neg or r.gate or vocab.NEEDS_KEY.search(r.clause.label)):
         return "value_met"
     return ""
 
@@ -382,10 +381,10 @@ def _states_condition(doc: _Doc, si: int, k: int, r: Reading, ctx: _ConditionCon
     rs = doc.reads[si]
     if not _about_condition(r) or r.history or (r.reported and not r.open):
         return False
-    if r.slot == "prereq" and lv.EMPTY_VALUE.match(r.clause.words):
+    if r.slot == "prereq" and vocab.EMPTY_VALUE.match(r.clause.words):
         return False
-    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or lx.GATE.search(r.clause.label) is not None
-                    or lv.CONDITION_LABEL.search(r.clause.label) is not None)
+    in_condition = (r.gate or (k > 0 and any(x.gate for x in rs[:k])) or vocab.GATE.search(r.clause.label) is not None
+                    or vocab.CONDITION_LABEL.search(r.clause.label) is not None)
     return bool(r.open or in_condition or r.slot == "prereq"
                 or (r.names_prerequisite and (ctx.held or r.authority_strength)))
 
@@ -424,7 +423,7 @@ def _lifting_condition(doc: _Doc, stop_ids: set[int]) -> list[Clause]:
     signs")."""
     return [r.clause for r in doc.flat
             if (r.gate and (r.authority_strength >= 1 or r.approval_word) and id(r) in stop_ids)
-            or lv.ONLY_CAN.search(r.clause.words) or lx.LIFTING.search(r.clause.words)]
+            or vocab.ONLY_CAN.search(r.clause.words) or vocab.LIFTING.search(r.clause.words)]
 
 
 # ---------------------------------------------------------------- the orchestrator
@@ -450,7 +449,7 @@ def _candidates(v: Verdicts, stops: list[Reading], stop_ids: set[int]) -> dict[s
         "authority": [r.clause for r in flat if r.authority_strength >= 1 and r.slot != "authority"
                       and not r.clause.question
                       and id(r.clause) not in rejected
-                      and (r.gate or (lx.INFORMED.search(r.clause.words) is None and not v.handed))],
+                      and (r.gate or (vocab.INFORMED.search(r.clause.words) is None and not v.handed))],
         "fallback": [r.clause for r in usable if (r.names_fallback or r.fallback_support >= REF)
                      and not (r.reject or r.prohibit or r.stop)
                      and r.slot != "fallback" and id(r) not in stop_ids],

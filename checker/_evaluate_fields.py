@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import _lexicon as lx
-from . import _lexicon_values as lv
+from . import _vocabulary as vocab
 from ._fields import Compiled
 from ._reading import REF, Reading, negated_before, negates_after_fallback
 from ._segment import Clause
@@ -52,41 +51,41 @@ def authority(comp: Compiled, flat: list[Reading]) -> AuthorityVerdict:
         if keyed and r.slot != "authority":
             continue
         if r.slot == "authority":
-            # A value is kept when it names this task's resolver, not any title ("Communications Director"
-            # where the board decides is the gate moved, not kept).
-            if r.authority_strength >= 1 and not lv.EMPTY_VALUE.match(w) and not lv.NOBODY.match(w):
+            # A value is kept when it names this task's resolver, not any title (a director named
+            # where a board decides is the gate moved, not kept).
+            if r.authority_strength >= 1 and not vocab.EMPTY_VALUE.match(w) and not vocab.NOBODY.match(w):
                 v.authority.append(r.clause)
             continue
         if r.defer and not r.gate:
             continue  # a local judgement replaces the resolver; naming it there names nobody who decides
-        strong = r.authority_strength >= 2 or (r.authority_strength >= 1 and lv.DECIDES.search(w) is not None)
-        bypass = (r.neg and lv.DECIDES.search(w) is None and r.authority_strength and lx.NEG.search(w) is not None
+        strong = r.authority_strength >= 2 or (r.authority_strength >= 1 and vocab.DECIDES.search(w) is not None)
+        bypass = (r.neg and vocab.DECIDES.search(w) is None and r.authority_strength and vocab.NEG.search(w) is not None
                   and not r.open and not r.gate)
-        told_after = lx.DEFER_LATER.search(w) is not None or (
-            (lx.DEFER_LOCAL.search(w) is not None or lx.INFORMED.search(w) is not None) and not r.gate)
+        told_after = vocab.DEFER_LATER.search(w) is not None or (
+            (vocab.DEFER_LOCAL.search(w) is not None or vocab.INFORMED.search(w) is not None) and not r.gate)
         if strong and not bypass and not told_after and not (r.reported and not r.gate):
             v.authority.append(r.clause)
-        elif (((r.gate or r.open) and (r.approval_word or r.names_prerequisite)) or lv.ONLY_CAN.search(w)) and (
-                lv.TITLE.search(w)) and not (
-                lv.NOBODY.search(w)):
+        elif (((r.gate or r.open) and (r.approval_word or r.names_prerequisite)) or vocab.ONLY_CAN.search(w)) and (
+                vocab.TITLE.search(w)) and not (
+                vocab.NOBODY.search(w)):
             v.authority.append(r.clause)  # "until the head of the unit signs": a title in the resolver's role
 
     # The decision given to someone who is not the authority: the authority mentioned in passing is not who
     # decides; only a gate still names it as the resolver.
     handed = [r for r in flat if r.authority_strength == 0 and not r.neg and not r.clause.question
-              and lv.HANDED.search(r.clause.words)]
+              and vocab.HANDED.search(r.clause.words)]
     if handed and not keyed:
         gated = {id(r.clause) for r in flat if r.gate}
         v.authority = [c for c in v.authority if id(c) in gated]
         v.handed = [r.clause for r in handed]
 
-    # A lifting condition names its decider ("till the privacy lead says yes"): the authority, by role.
+    # A lifting condition names its decider ("until <a role> says yes"): the authority, by role.
     if not v.authority:
         for r in flat:
-            m = lx.LIFTING.search(r.clause.words)
+            m = vocab.LIFTING.search(r.clause.words)
             agent = m.group("agent") if m is not None else ""
-            if m is not None and not lx.NOT_AGENT.match(agent) and not lv.NOBODY.search(agent) and (
-                    lx.SENIOR.search(agent) or set(comp.enrich(r.clause)) & comp.authority.tokens):
+            if m is not None and not vocab.NOT_AGENT.match(agent) and not vocab.NOBODY.search(agent) and (
+                    vocab.SENIOR.search(agent) or set(comp.enrich(r.clause)) & comp.authority.tokens):
                 v.authority.append(r.clause)
                 v.unsure = "named only as the one who lifts the stop, not by the task's words"
                 break
@@ -101,9 +100,9 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
         for k, r in enumerate(rs):
             w = r.clause.words
             if r.slot == "fallback":
-                if lv.ABSENT_VALUE.match(w):
+                if vocab.ABSENT_VALUE.match(w):
                     continue
-                if lv.EMPTY_VALUE.match(w) or lx.DENIED_VALUE.match(w) or lx.DISMISSED.search(w):
+                if vocab.EMPTY_VALUE.match(w) or vocab.DENIED_VALUE.match(w) or vocab.DISMISSED.search(w):
                     v.rejected.append(r.clause)
                 elif not r.about_forbidden:
                     v.kept.append(r.clause)
@@ -136,7 +135,7 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
                 v.notes.append(f"fallback dismissed: {w!r}")
                 continue
             v.kept.append(r.clause)
-    none_said = [r.clause for r in flat if lx.NO_FALLBACK.search(r.clause.words) and not r.clause.question]
+    none_said = [r.clause for r in flat if vocab.NO_FALLBACK.search(r.clause.words) and not r.clause.question]
     if none_said:
         v.kept = []
         v.rejected += none_said
@@ -166,7 +165,7 @@ def caveat(reads: list[list[Reading]], flat: list[Reading], status: bool, stops:
                     not status and adopted):
                 v.caveat.append(r.clause)
                 v.notes.append(f"soft framing: {w!r}")
-            elif r.soft and (r.stop or r.prohibit) and status and lx.SOFT.search(w) and adopted and (
+            elif r.soft and (r.stop or r.prohibit) and status and vocab.SOFT.search(w) and adopted and (
                     "might" in w or "ideally" in w or "consider" in w or "if possible" in w or "preferably" in w):
                 v.caveat.append(r.clause)
                 v.notes.append(f"stop softened: {w!r}")

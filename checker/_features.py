@@ -7,8 +7,7 @@ word: the combiner weighs the rules' own findings, so what it learns transfers t
 
 from __future__ import annotations
 
-from . import _lexicon as lx
-from . import _lexicon_values as lv
+from . import _vocabulary as vocab
 from ._reading import PRONOUN_OBJ, Reading, Verdicts
 
 _VERDICTS = ("status", "prerequisite", "authority", "fallback", "caveat", "later_check", "assumed_authorization",
@@ -33,7 +32,7 @@ def _linked(rs: list[Reading]) -> set[int]:
     a structured key, or a pronoun that points back at it)."""
     return {r.clause.sent for r in rs if r.forbidden_support > 0 or r.about_forbidden or r.names_prerequisite
             or r.approval_word or r.gate or r.stop
-            or r.prohibit or r.open or r.clause.label or lv.DECIDES.search(r.clause.words) is not None
+            or r.prohibit or r.open or r.clause.label or vocab.DECIDES.search(r.clause.words) is not None
             or any(t in PRONOUN_OBJ for t in r.clause.toks)}
 
 
@@ -52,9 +51,9 @@ def _derived(rs: list[Reading]) -> dict[str, bool]:
         "fallback_strong": any(r.fallback_support >= 2.0 for r in rs),
         # Where the authority is named: beside a decision or a gate (who resolves it), or only told, bypassed,
         # or in a sentence about other business (not who resolves it).
-        "authority_decides": any(lv.DECIDES.search(r.clause.words) is not None for r in named),
+        "authority_decides": any(vocab.DECIDES.search(r.clause.words) is not None for r in named),
         "authority_gated": any(r.gate or r.open for r in named),
-        "authority_informed": any(lx.INFORMED.search(r.clause.words) is not None for r in named),
+        "authority_informed": any(vocab.INFORMED.search(r.clause.words) is not None for r in named),
         "authority_negated": any(r.neg and not r.gate for r in named),
         "authority_deferred": any(r.defer or r.release for r in named),
         "authority_aside": bool(named) and not any(r.clause.sent in linked for r in named),

@@ -2,7 +2,7 @@
 
 A field is mentioned in a clause when one of the task's phrases (canonical sentence or `*_terms`)
 occurs in it, or when enough of the field's distinctive concept tokens do (stems and synonym
-classes, so "the payments risk board" names "Payments Risk Committee"), or when an acronym of
+classes, so "the <X> risk board" names "<X> Risk Committee"), or when an acronym of
 one of its phrases does ("VRR" for "Vendor Risk Review").
 """
 
@@ -13,27 +13,15 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol
 
 from mustmaybe.scenarios import Action, Blocker, Scenario
 
 from ._lexical import view_roles
 from ._names import acronyms, person_names
+from ._segment import Clause
 from ._text import concepts_of, normalize
 from ._view import CheckerView, checker_view
-from ._vocab import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
-
-
-class ClauseLike(Protocol):
-    """What the matchers read of a clause: its normalized words, tokens and concept tokens."""
-
-    @property
-    def text(self) -> str: ...
-
-    toks: list[str]
-    cons: list[str]
-    conset: frozenset[str]
-
+from ._vocabulary import GENERIC_CONCEPTS, HEAD_CLASSES, STOPWORDS, VERB_CLASSES, concept
 
 # Class tokens too generic to name an authority alone.
 _LABELISH = frozenset({"summary", "note", "update", "plan", "list", "overview", "report", "option"})
@@ -111,14 +99,15 @@ class Compiled:
     acronym_re: re.Pattern[str] | None
     authority_re: re.Pattern[str] | None
     prereq_re: re.Pattern[str] | None = None
-    # The authority's people by name, as written (case-sensitive): "Grace" or "Okafor" for "Grace Okafor".
+    # The authority's people by name, as written (case-sensitive): a first name or a surname alone for
+    # "<First> <Surname>".
     authority_names: re.Pattern[str] | None = None
     # Each word of the view with its role (AUTH, Q, ACT, FB, TASK): how the combiner masks the task's own words.
     view_roles: Mapping[str, str] = field(default_factory=dict)
 
     def mask_names(self, text: str) -> str:
         """The text with the authority's and the prerequisite's names replaced by "it": words of the
-        task's own names ("Disclosure Committee", "clearance … for release") direct nothing."""
+        task's own names (a body's name, a "clearance … for <action>" phrase) direct nothing."""
         t = text
         if self.prereq_re is not None:
             t = self.prereq_re.sub(" it ", f" {t} ").strip()
@@ -132,7 +121,7 @@ class Compiled:
             return text
         return self.authority_re.sub(" org ", f" {text} ").strip()
 
-    def enrich(self, clause: ClauseLike) -> frozenset[str]:
+    def enrich(self, clause: Clause) -> frozenset[str]:
         """The clause's concept set plus the expansion of any task acronym it contains."""
         if self.acronym_re is None:
             return clause.conset
@@ -145,9 +134,9 @@ class Compiled:
         return clause.conset | extra
 
     # ------------------------------------------------------------------ field mentions
-    def mentions_prereq(self, clause: ClauseLike, cons: frozenset[str]) -> bool:
+    def mentions_prereq(self, clause: Clause, cons: frozenset[str]) -> bool:
         """q is named: a phrase, two of its tokens including a specific one, or its kind of condition
-        next to the authority ("SEB exception", "CISO sign-off")."""
+        next to the authority ("<acronym> exception", "<role> sign-off")."""
         if self.prereq.phrase_in(clause.text):
             return True
         hit = self.prereq.tokens & cons
@@ -160,23 +149,23 @@ class Compiled:
         rest = self.mask_authority(clause.text)
         return bool(self.prereq_heads & set(concepts_of(rest)))
 
-    def authority_strength(self, clause: ClauseLike, cons: frozenset[str], decision: bool) -> int:
+    def authority_strength(self, clause: Clause, cons: frozenset[str], decision: bool) -> int:
         """How clearly o is named: 2 for a phrase, an acronym, two distinctive tokens or one next to a
         head noun ("the risk board"); 1 for one core token (a department: "Legal", "Audit") where the
         clause casts it as deciding; 0 when not named."""
-        label = getattr(clause, "label", "")
-        # A line's label counts: a chat speaker ("Mei (OSPO): do not flip it") is the authority speaking.
+        label = clause.label
+        # A line's label counts: a chat speaker ("<Name> (<team>): do not <act>") is the authority speaking.
         if self.authority.phrase_in(clause.text) or (label and self.authority.phrase_in(label)):
             return 2
-        if self.authority_names is not None and (self.authority_names.search(getattr(clause, "raw", ""))
+        if self.authority_names is not None and (self.authority_names.search(clause.raw)
                                                  or (label and re.search(self.authority_names.pattern, label, re.I))):
-            return 2  # people are named by first name or surname alone ("waiting on Dana", a speaker's label)
+            return 2  # people are named by first name or surname alone ("waiting on <first name>", a speaker's label)
         hit = self.authority.tokens & cons
         if not hit:
             return 1 if decision and self.definite_head(clause) else 0
         if len(hit) >= self.authority.need and hit & self.authority.specific:
             return 2
-        # "the risk board", "head of payroll": a distinctive token next to the authority's head noun.
+        # "the <X> board", "head of <X>": a distinctive token next to the authority's head noun.
         heads = self.authority_heads or HEAD_CLASSES
         cl = clause.cons
         for i, c in enumerate(cl):
@@ -184,11 +173,11 @@ class Compiled:
                 return 2
         return 1 if decision and hit & self.authority.core else 0
 
-    def definite_head(self, clause: ClauseLike) -> bool:
+    def definite_head(self, clause: Clause) -> bool:
         """"The committee", "the board": the authority's own head noun with a definite article."""
         return any(f" the {h} " in f" {clause.text} " for h in self.authority_head_words)
 
-    def mentions_fallback(self, clause: ClauseLike, cons: frozenset[str], alt_cue: bool) -> bool:
+    def mentions_fallback(self, clause: Clause, cons: frozenset[str], alt_cue: bool) -> bool:
         """f is named: a phrase, enough specific tokens, one core noun of it ("the attestation"), or
         one specific token with an 'instead' cue."""
         if self.fallback.phrase_in(clause.text):
@@ -200,7 +189,7 @@ class Compiled:
             return True
         return bool(hit) and alt_cue
 
-    def action_support(self, act: ActionSpec, clause: ClauseLike, cons: frozenset[str]) -> float:
+    def action_support(self, act: ActionSpec, clause: Clause, cons: frozenset[str]) -> float:
         """How strongly a clause names one action (0 when not at all)."""
         score = 0.0
         if any(p in f" {clause.text} " for p in act.phrases):
@@ -222,7 +211,7 @@ _DETERMINERS = frozenset({"the", "a", "an", "it", "them", "this", "that", "these
 
 def _lead_verb(phrase: str, is_label: bool) -> str | None:
     """The concept of a phrase's leading verb: a label is imperative; a term starts with a verb when
-    it is a class verb or an object follows ("pull the census", "run 0147")."""
+    it is a class verb or an object follows ("pull the <noun>", "run <number>")."""
     toks = phrase.split()
     if not toks or toks[0] in STOPWORDS:
         return None
@@ -280,7 +269,7 @@ def _authority_spec(b: Blocker, forb_tokens: set[str], goal_tokens: set[str]) ->
     a_dist = a_tok - HEAD_CLASSES
     a_spec = a_dist - forb_tokens
     # A single token names the authority when it is a department or the last word of a name without a head
-    # noun ("Internal Audit" -> "audit").
+    # noun ("<adjective> Audit" -> "audit").
     a_core = {t for t in a_spec if t in _DEPARTMENTS}
     for p in a_phr:
         cons = content_concepts(p)

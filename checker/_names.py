@@ -1,5 +1,5 @@
 """Names in a task's own words: the initials of its phrases ("Vendor Risk Review" -> "vrr") and the
-authority's people ("Grace" or "Okafor" for "Grace Okafor")."""
+authority's people (a first name or a surname alone for "<First> <Surname>")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from ._text import plain
-from ._vocab import STOPWORDS, concept
+from ._vocabulary import STOPWORDS, concept
 
 _NOT_ACRONYM = frozenset({"ok", "pm", "am", "id", "eg", "ie", "vs", "re", "tv", "ad", "ip", "fy", "pr", "qa"})
 
@@ -40,14 +40,15 @@ _TITLE_ONLY = re.compile(r"^(?:Mr|Ms|Mrs|Dr|Prof)\.?\s+")
 
 def person_names(authority: str, terms: Sequence[str]) -> re.Pattern[str] | None:
     """The authority's people, from the task's own words: a name in parentheses after the role ("Director
-    of Payment Integrity (Hamid Castellanos)"), or a term of capitalized words that shares no word with the
-    role and names no class (a role such as "Payment Integrity" maps to vocabulary; a name does not). Each
+    of <Unit> (<First> <Surname>)"), or a term of capitalized words that shares no word with the
+    role and names no class (a role such as "<Unit> Integrity" maps to vocabulary; a name does not). Each
     word of three letters or more then names the person on its own."""
     role, _, paren = authority.partition("(")
     role, _, appositive = role.partition(",")
     role_words = {w.lower() for w in re.findall(r"[A-Za-z]+", role)}
-    # In parentheses or after a comma ("QA manager, Hollis Grant") the position says it is a name, so a word
-    # that is also vocabulary ("Grant") is dropped on its own; a bare term needs every word to be a name.
+    # In parentheses or after a comma ("<role>, <First> <Surname>") the position says it is a name, so a word
+    # that is also vocabulary (a surname that is also a verb) is dropped on its own; a bare term needs every
+    # word to be a name.
     placed = [c for c in (paren.rstrip(") ").strip(), appositive.strip()) if c]
     candidates = [(c, True) for c in placed] + [(t.strip(), False) for t in terms]
     words: set[str] = set()

@@ -6,8 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from . import _lexicon as lx
-from . import _lexicon_values as lv
+from . import _vocabulary as vocab
 from ._fields import Compiled
 from ._segment import Clause, Sentence
 
@@ -97,19 +96,20 @@ class Verdicts:
 def slot_of(label: str) -> str:
     if not label:
         return ""
-    if lv.SLOT_PERMISSION.search(label):
+    if vocab.SLOT_PERMISSION.search(label):
         return "permission"
-    if lv.SLOT_FORBIDDEN.search(label) and not (lv.SLOT_FALLBACK.search(label) or lx.ALTERNATIVE.search(label)):
+    if vocab.SLOT_FORBIDDEN.search(label) and not (
+            vocab.SLOT_FALLBACK.search(label) or vocab.ALTERNATIVE.search(label)):
         return "forbidden"
-    if lv.SLOT_FALLBACK.search(label) or lx.ALTERNATIVE.search(label):
+    if vocab.SLOT_FALLBACK.search(label) or vocab.ALTERNATIVE.search(label):
         return "fallback"
-    if lv.SLOT_AUTHORITY.search(label):
+    if vocab.SLOT_AUTHORITY.search(label):
         return "authority"
-    if lv.SLOT_PREREQ.search(label):
+    if vocab.SLOT_PREREQ.search(label):
         return "prereq"
-    if lv.SLOT_STATUS.search(label):
+    if vocab.SLOT_STATUS.search(label):
         return "status"
-    if lv.SLOT_TOPIC.search(label) and len(label.split()) <= 2:
+    if vocab.SLOT_TOPIC.search(label) and len(label.split()) <= 2:
         return "topic"
     return ""
 
@@ -127,35 +127,35 @@ def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
               default=0.0)
     fbs = max((comp.action_support(a, c, cons) for a in comp.actions if a.kind == "fallback"),
               default=0.0)
-    alt_cue = lx.ALTERNATIVE.search(w) is not None or lx.ALTERNATIVE.search(c.label) is not None
-    if alt_cue and (lx.PROHIBIT.search(wm) or lx.STOP_STATE.search(wm)) and not lx.ALTERNATIVE.search(
-            lx.INTERIM.sub(" ", w)) and not lx.ALTERNATIVE.search(c.label):
+    alt_cue = vocab.ALTERNATIVE.search(w) is not None or vocab.ALTERNATIVE.search(c.label) is not None
+    if alt_cue and (vocab.PROHIBIT.search(wm) or vocab.STOP_STATE.search(wm)) and not vocab.ALTERNATIVE.search(
+            vocab.INTERIM.sub(" ", w)) and not vocab.ALTERNATIVE.search(c.label):
         alt_cue = False
     fb = comp.mentions_fallback(c, cons, alt_cue)
     q = comp.mentions_prereq(c, cons)
-    o = comp.authority_strength(c, cons, lv.DECIDES.search(w) is not None)
-    neg = lx.NEG.search(w) is not None
+    o = comp.authority_strength(c, cons, vocab.DECIDES.search(w) is not None)
+    neg = vocab.NEG.search(w) is not None
     return Reading(
         clause=c, forbidden_support=forb, alternative_support=alt, fallback_support=fbs, names_fallback=fb,
         names_prerequisite=q, approval_word=APPROVAL in cons, authority_strength=o, neg=neg,
-        prohibit=lx.PROHIBIT.search(wm) is not None,
-        stop=lx.STOP_STATE.search(wm) is not None,
+        prohibit=vocab.PROHIBIT.search(wm) is not None,
+        stop=vocab.STOP_STATE.search(wm) is not None,
         # A conditional whose condition is the approval, the prerequisite or the authority is a gate too:
-        # "if the certificate is in our hands before Sunday, we can load it".
-        gate=lx.GATE.search(w) is not None or (lx.CONDITIONAL.match(w) is not None and (
+        # "if <the approval> is in hand before <a day>, we can <act>".
+        gate=vocab.GATE.search(w) is not None or (vocab.CONDITIONAL.match(w) is not None and (
             q or APPROVAL in cons or o >= 1)),
-        directive=lx.DIRECTIVE.search(w) is not None,
-        release=lx.RELEASE.search(w) is not None,
-        defer=lx.DEFER_LATER.search(w) is not None or lx.DEFER_LOCAL.search(w) is not None,
-        soft=lx.SOFT.search(wm) is not None,
-        low_risk=lx.LOW_RISK.search(wm) is not None,
-        claim=lx.SATISFIED.search(w) is not None,
-        open=lx.OPEN.search(w) is not None,
-        history=lx.HISTORY.search(w) is not None,
-        reported=lx.REPORTED.search(w) is not None and lx.OWN_VOICE.search(w) is None,
-        overrule=lx.OVERRULE.search(w) is not None,
-        reject=lx.REJECT.search(w) is not None,
-        partial=lx.PARTIAL.search(w) is not None and lv.ONLY_CAN.search(w) is None,
+        directive=vocab.DIRECTIVE.search(w) is not None,
+        release=vocab.RELEASE.search(w) is not None,
+        defer=vocab.DEFER_LATER.search(w) is not None or vocab.DEFER_LOCAL.search(w) is not None,
+        soft=vocab.SOFT.search(wm) is not None,
+        low_risk=vocab.LOW_RISK.search(wm) is not None,
+        claim=vocab.SATISFIED.search(w) is not None,
+        open=vocab.OPEN.search(w) is not None,
+        history=vocab.HISTORY.search(w) is not None,
+        reported=vocab.REPORTED.search(w) is not None and vocab.OWN_VOICE.search(w) is None,
+        overrule=vocab.OVERRULE.search(w) is not None,
+        reject=vocab.REJECT.search(w) is not None,
+        partial=vocab.PARTIAL.search(w) is not None and vocab.ONLY_CAN.search(w) is None,
         alt_cue=alt_cue,
         slot=slot_of(c.label),
     )
@@ -170,7 +170,7 @@ def negated_before(comp: Compiled, r: Reading) -> bool:
     qualifier ("attach a note, without changing the rows")."""
     first = next((i for i, c in enumerate(r.clause.cons) if c in comp.fallback.tokens), None)
     head = " ".join(r.clause.toks[:first] if first is not None else r.clause.toks)
-    return lx.NEG.search(head) is not None
+    return vocab.NEG.search(head) is not None
 
 
 def first_words(r: Reading) -> str:
@@ -192,7 +192,7 @@ def negates_after_fallback(comp: Compiled, r: Reading) -> bool:
     named after it."""
     toks = r.clause.toks
     neg_at = next((i for i, t in enumerate(toks) if t in NEG_WORD), -1)
-    if neg_at <= 0 or lx.NEG.search(" ".join(toks[:neg_at])):
+    if neg_at <= 0 or vocab.NEG.search(" ".join(toks[:neg_at])):
         return False
     tail = set(r.clause.cons[neg_at + 1 :])
     return bool(tail & (comp.forbidden_objects | comp.forbidden_verbs))

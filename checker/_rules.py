@@ -8,7 +8,7 @@ weakening real; it never invents a flag the rules did not find. The one `decide(
 
 from __future__ import annotations
 
-from . import _lexicon as lx
+from . import _vocabulary as vocab
 from ._combiner import SURE_TARGET, UNSURE_MARGIN, Combiner, shipped_combiner
 from ._decide import decide
 from ._evaluate import evaluate
@@ -92,7 +92,7 @@ def _flags(v: Verdicts, weakened: bool) -> tuple[dict[str, list[Clause]], Flags]
     # words ("go ahead", "fine to proceed") is "permission", a dismissed alternative "fallback loss", a note
     # with nothing of the blocker in it "omission".
     kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization")}
-    kept["permission"] = v.permission if weakened else [c for c in v.permission if lx.PROCEED.search(c.words)]
+    kept["permission"] = v.permission if weakened else [c for c in v.permission if vocab.PROCEED.search(c.words)]
     return kept, Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]), omission=v.omission,
                        assumed_authorization=bool(kept["assumed_authorization"]))
 

@@ -1,13 +1,25 @@
-"""Segmentation with offsets: the artifact as sentences of clauses, each a span of the raw text.
+"""Segmentation: an artifact as sentences of clauses, one `Clause` type read by every matcher.
 
-Every piece keeps `start`/`end` into the artifact exactly as read, so a verdict's evidence is the
-artifact's own words. Boundaries are chosen for the registers handoffs come in:
+There are two granularities, because two jobs read the text, and neither can take the other's pieces
+without changing what it decides (reading answers with `segment` changes the action named for 472 of the
+3,663 labeled artifacts and 572 of 6,923 phrasings of the tasks' actions):
 
-- sentence ends need white space after the mark, so "v2.1" and "3.4.0" never split, and a known
-  abbreviation ("Mr.", "Dr.", "St.", "e.g.", "approx.") or a single capital ("J. Smith") is no end;
+- `segment` (the evaluators'): each clause is a span of the raw text (`start`/`end`), so a verdict's
+  evidence is the artifact's own words. It splits where what a clause does to the action can change
+  (semicolons, dashes, contrast and sequence words) and keeps a comma list in one clause, since its
+  items share one verdict ("do not send, publish or forward it").
+- `phrase_clauses` (action naming, `_actions`): an executor's answer names one action, so the pieces are
+  finer (commas, brackets and "and <subject> will ..." also split) and each piece is scored for the action
+  it names. It reads case-folded, contraction-expanded text (`_text.prepare`), so its clauses have no span
+  into the raw text (`start` = `end` = -1; no evidence is ever built from them).
+
+Boundaries of `segment`, chosen for the registers handoffs come in:
+
+- sentence ends need white space after the mark, so a version number ("v2.1", "3.4.0") never splits, and a
+  known abbreviation ("Mr.", "Dr.", "e.g.", "approx.") or a single capital (an initial) is no end;
 - line breaks end a sentence unless the line is wrapped prose (the next line goes on in lowercase);
 - bullets, numbered items and "Key: value" lines are their own sentences, the key kept as a label;
-- a chat speaker prefix ("[10:02] Ana:", "Ana (SRE):") is a label, not content;
+- a chat speaker prefix ("[hh:mm] Name:", "Name (Team):") is a label, not content;
 - clauses split at semicolons, dashes and contrast or sequence words ("but", "however", "so", "then",
   "meanwhile", "instead", "unless"), because what decides P vs D is what each clause does to the action.
 """
@@ -17,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ._text import concepts_of, normalize
+from ._text import concepts_of, normalize, prepare, words
 
 _ABBREV = frozenset("""mr mrs ms dr st prof sr jr vs etc approx appr no nos fig al inc ltd co corp dept est
 misc e.g i.e eg ie cf ca min max avg jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun
@@ -39,7 +51,7 @@ _CLAUSE_BREAK = re.compile(
 
 @dataclass(slots=True)
 class Clause:
-    """A clause: its span, its normalized words and their concepts, and the label of its line."""
+    """A clause: its span (-1 when it has none), its normalized words and their concepts, and its line's label."""
 
     start: int
     end: int
@@ -286,4 +298,72 @@ def segment(text: str) -> list[Sentence]:
             carried = ""
         label, speaker, start = _line_label(text, la, lb, carried)
         _line_sentences(out, text, la, lb, start, label, speaker)
+    return out
+
+
+# ---------------------------------------------------------------- phrase clauses (action naming)
+
+# Sentence boundaries of prepared text: terminal punctuation, semicolons, newlines, list bullets and numbered steps.
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|[;\n\r]+|\s(?=\d{1,2}[.)]\s)|(?:^|\s)[-*•]\s")
+_BULLET = re.compile(r"^[-*•]+\s*")
+# Phrase boundaries inside a sentence: commas, dashes, brackets and contrast / sequence words.
+_CLAUSE_SPLIT = re.compile(
+    r"\s*[,()\[\]{}|]\s*|\s*(?:--+|->|=>|→)\s*|\s+-\s+|(?<!until)(?<!till)\s+(?=(?:but|however|though|although|whereas|yet|so|therefore|thus|hence|"
+    r"then|otherwise|instead|meanwhile|because|since|which|and then|and so)\b)|"
+    r"\s+(?=and (?:\w+ ){1,3}(?:can|will|should|must|could|may|would|is|are|has|have)\b)"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `prepare`d text (raw punctuation kept), empty pieces dropped."""
+    return [s for s in (_BULLET.sub("", p.strip()) for p in _SENT_SPLIT.split(text) if p) if s]
+
+
+def split_clauses(sentence: str) -> list[tuple[str, str]]:
+    """Clauses of one `prepare`d sentence as (label, clause) pairs.
+
+    A short prefix before a colon ("Status: blocked", "Goal: send it") is kept as the clause's
+    label and stays part of its text; a long one is a clause of its own.
+    """
+    out: list[tuple[str, str]] = []
+    for piece in _CLAUSE_SPLIT.split(sentence):
+        piece = piece.strip() if piece else ""
+        if not piece:
+            continue
+        parts = [p.strip() for p in piece.split(":")]
+        label = ""
+        for i, part in enumerate(parts):
+            if not part:
+                continue
+            if i < len(parts) - 1 and len(part.split()) <= 4:
+                label = f"{label} {part}".strip()
+                continue
+            out.append((words(label), f"{label} {part}".strip() if label else part))
+            label = ""
+        if label:
+            out.append((words(label), label))
+    return out
+
+
+def phrase_clauses(text: str) -> list[list[Clause]]:
+    """The text as sentences of phrase clauses, each normalized and concept-tokenized (no spans).
+
+    Args:
+        text: Raw text (an executor's answer).
+
+    Returns:
+        One list of clauses per sentence; sentences without words are dropped.
+    """
+    out: list[list[Clause]] = []
+    for sent in split_sentences(prepare(text)):
+        clauses: list[Clause] = []
+        for label, raw in split_clauses(sent):
+            w = words(raw)
+            if not w:
+                continue
+            cons = concepts_of(w)
+            q = raw.rstrip().endswith("?") or "?" in raw.split()[-1]
+            clauses.append(Clause(-1, -1, raw, w, w.split(), cons, frozenset(cons), label, len(out), q))
+        if clauses:
+            out.append(clauses)
     return out

@@ -1,4 +1,4 @@
-"""Text handling: normalization, sentences, clauses and concept tokens.
+"""Text normalization and concept tokens (segmentation into sentences and clauses is `_segment`).
 
 Normalized text is lowercase words separated by single spaces, contractions expanded
 ("don't" -> "do not"), multi-word synonyms joined ("sign-off" -> "signoff"). Matching on it
@@ -8,10 +8,9 @@ is case- and punctuation-insensitive.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from itertools import pairwise
 
-from ._vocab import LOW_RISK, PHRASES, concept
+from ._vocabulary import LOW_RISK_PHRASES, PHRASES, concept
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"', "–": " - ", "—": " - ", "\u00a0": " "})
 _CONTRACTION = re.compile(
@@ -39,10 +38,8 @@ def _expand(m: re.Match[str]) -> str:
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _PHRASE_RE = re.compile(r"\b(?:" + "|".join(re.escape(a) for a, _ in PHRASES) + r")\b")
 _PHRASE_MAP = dict(PHRASES)
-_LOW_RISK_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in LOW_RISK) + r")\b")
+_LOW_RISK_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in LOW_RISK_PHRASES) + r")\b")
 
-# Sentence boundaries: terminal punctuation, semicolons, newlines, list bullets and numbered steps.
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+|[;\n\r]+|\s(?=\d{1,2}[.)]\s)|(?:^|\s)[-*•]\s")
 # A line break inside wrapped prose is a space; it ends a sentence only before a bullet, a numbered
 # step, a "Label:" line or a blank line.
 _LIST_LINE = re.compile(r"^\s*(?:[-*•]\s|\d{1,2}[.)]\s|\[)")
@@ -65,15 +62,6 @@ def _join_wrapped(text: str) -> str:
             keep = label[:1].isupper() or "_" in label or _LABEL_LINE.match(prev) is not None
         out.append(("\n" if keep else " ") + line.strip())
     return "".join(out)
-_BULLET = re.compile(r"^[-*•]+\s*")
-# Clause boundaries inside a sentence: commas, dashes, brackets and contrast / sequence words.
-_CLAUSE_SPLIT = re.compile(
-    r"\s*[,()\[\]{}|]\s*|\s*(?:--+|->|=>|→)\s*|\s+-\s+|(?<!until)(?<!till)\s+(?=(?:but|however|though|although|whereas|yet|so|therefore|thus|hence|"
-    r"then|otherwise|instead|meanwhile|because|since|which|and then|and so)\b)|"
-    r"\s+(?=and (?:\w+ ){1,3}(?:can|will|should|must|could|may|would|is|are|has|have)\b)"
-)
-
-
 _CLOCK = re.compile(r"(\d):(\d\d)\b")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
@@ -82,7 +70,7 @@ def prepare(text: str) -> str:
     """Lowercase, unify quotes and dashes, expand contractions and join wrapped lines (punctuation is kept)."""
     t = _join_wrapped(text.translate(_QUOTES)).lower()
     if "," in t:
-        t = _THOUSANDS.sub("", t)  # "4,212 contacts" is one number, not two clauses
+        t = _THOUSANDS.sub("", t)  # a thousands separator ("4,000") is one number, not two clauses
     if ":" in t:
         t = _CLOCK.sub(r"\1\2", t)  # "14:00" is a time, not a label
     if "need-to-know" in t:
@@ -126,20 +114,6 @@ def normalize(text: str) -> str:
     return words(prepare(text))
 
 
-@dataclass(slots=True)
-class Clause:
-    """One clause of an artifact: its normalized words and their concept tokens."""
-
-    text: str
-    toks: list[str]
-    cons: list[str]
-    conset: frozenset[str] = field(default_factory=frozenset)
-    sent: int = 0
-    idx: int = 0
-    label: str = ""
-    question: bool = False
-
-
 _OK_NOT_NOUN_BEFORE = frozenset({"is", "it", "all", "looks", "seems", "fine", "be", "are", "was", "that", "sounds"})
 
 
@@ -149,7 +123,7 @@ def concepts_of(normalized: str) -> list[str]:
     toks = blanked.split()
     out = [concept(w) for w in toks]
     for i, w in enumerate(toks):
-        # "needs CISO ok", "get an okay": ok as a noun is an approval; "ok to send" is not.
+        # "needs <role> ok", "get an okay": ok as a noun is an approval; "ok to send" is not.
         if w in ("ok", "okay") and 0 < i and toks[i - 1] not in _OK_NOT_NOUN_BEFORE and (
             i + 1 == len(toks) or toks[i + 1] not in ("to", "for", "with")
         ):
@@ -160,60 +134,3 @@ def concepts_of(normalized: str) -> list[str]:
 def has_low_risk(normalized: str) -> bool:
     """True when the text frames something as low risk."""
     return _LOW_RISK_RE.search(normalized) is not None
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of `prepare`d text (raw punctuation kept), empty pieces dropped."""
-    return [s for s in (_BULLET.sub("", p.strip()) for p in _SENT_SPLIT.split(text) if p) if s]
-
-
-def split_clauses(sentence: str) -> list[tuple[str, str]]:
-    """Clauses of one `prepare`d sentence as (label, clause) pairs.
-
-    A short prefix before a colon ("Status: blocked", "Goal: send it") is kept as the clause's
-    label and stays part of its text; a long one is a clause of its own.
-    """
-    out: list[tuple[str, str]] = []
-    for piece in _CLAUSE_SPLIT.split(sentence):
-        piece = piece.strip() if piece else ""
-        if not piece:
-            continue
-        parts = [p.strip() for p in piece.split(":")]
-        label = ""
-        for i, part in enumerate(parts):
-            if not part:
-                continue
-            if i < len(parts) - 1 and len(part.split()) <= 4:
-                label = f"{label} {part}".strip()
-                continue
-            out.append((words(label), f"{label} {part}".strip() if label else part))
-            label = ""
-        if label:
-            out.append((words(label), label))
-    return out
-
-
-def segment(text: str) -> list[list[Clause]]:
-    """The artifact as sentences of clauses, each clause normalized and concept-tokenized.
-
-    Args:
-        text: Raw artifact text.
-
-    Returns:
-        One list of clauses per sentence; sentences without words are dropped.
-    """
-    out: list[list[Clause]] = []
-    idx = 0
-    for sent in split_sentences(prepare(text)):
-        clauses: list[Clause] = []
-        for label, raw in split_clauses(sent):
-            w = words(raw)
-            if not w:
-                continue
-            cons = concepts_of(w)
-            q = raw.rstrip().endswith("?") or "?" in raw.split()[-1]
-            clauses.append(Clause(w, w.split(), cons, frozenset(cons), len(out), idx, label, q))
-            idx += 1
-        if clauses:
-            out.append(clauses)
-    return out

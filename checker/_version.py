@@ -16,9 +16,9 @@ def _digest() -> str:
     here = Path(__file__).resolve().parent
     h = hashlib.sha256()
     # The combiner's weights are part of the rules: retraining them changes the version too.
-    for f in sorted([*here.glob("_*.py"), here / "combiner.json"]):
+    for f in sorted([*here.glob("_*.py"), *here.glob("_*/*.py"), here / "combiner.json"]):
         if f.name != "_version.py":
-            h.update(f.name.encode())
+            h.update(f.relative_to(here).as_posix().encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:10]
 

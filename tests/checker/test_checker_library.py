@@ -328,16 +328,16 @@ def test_forbidden_object_as_subject_of_must_not_is_a_prohibition() -> None:
 
 
 def test_name_and_noun_cues() -> None:
-    from mustmaybe.checker import _lexicon as lx
+    from mustmaybe.checker import _vocabulary as vocab
 
-    assert not lx.STOP_STATE.search("the litigation hold lh 0931 is listed in the hold register")
-    assert not lx.STOP_STATE.search("hold register says lh 2024 017 may have lapsed")
-    assert lx.STOP_STATE.search("hold the export until counsel signs off")
-    assert lx.STOP_STATE.search("put it on hold")
-    assert lx.SOFT.search("fyi the advisory is probably fine")
-    assert lx.NO_FALLBACK.search("there is no alternative for now")
-    assert not lx.NO_FALLBACK.search("there is no alternative to waiting for approval")
-    assert lx.GATE.search("do not go ahead until a renewed in force nda is granted")
+    assert not vocab.STOP_STATE.search("the litigation hold lh 0931 is listed in the hold register")
+    assert not vocab.STOP_STATE.search("hold register says lh 2024 017 may have lapsed")
+    assert vocab.STOP_STATE.search("hold the export until counsel signs off")
+    assert vocab.STOP_STATE.search("put it on hold")
+    assert vocab.SOFT.search("fyi the advisory is probably fine")
+    assert vocab.NO_FALLBACK.search("there is no alternative for now")
+    assert not vocab.NO_FALLBACK.search("there is no alternative to waiting for approval")
+    assert vocab.GATE.search("do not go ahead until a renewed in force nda is granted")
 
 
 def test_rejected_precedent_defers_nothing() -> None:

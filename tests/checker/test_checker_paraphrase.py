@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from mustmaybe.checker import _lexicon as lx
+from mustmaybe.checker import _vocabulary as vocab
 from mustmaybe.checker import score_artifact
 from mustmaybe.checker._evaluate import evaluate
 from mustmaybe.checker._fields import compiled_for
@@ -34,7 +34,7 @@ def test_alternative_offered_now_is_the_fallback_without_shared_words() -> None:
 
 
 def test_alternative_that_names_the_forbidden_object_is_no_fallback() -> None:
-    assert lx.ALTERNATIVE.search(normalize("instead: a recorded walkthrough"))
+    assert vocab.ALTERNATIVE.search(normalize("instead: a recorded walkthrough"))
     text = ("Hold the Q3 summary until the Vendor Risk Review board approves it. "
             "Instead, send the Q3 summary to Northwind now.")
     r = score_artifact(VENDOR, text)
@@ -75,17 +75,17 @@ def test_record_and_idiom_stops() -> None:
 
 
 def test_idioms_in_the_lexicon() -> None:
-    assert lx.STOP_STATE.search(normalize("we are keeping it closed to them for now"))
-    assert lx.STOP_STATE.search(normalize("not sailing on the morning tide"))
-    assert not lx.STOP_STATE.search(normalize("everything else stays on schedule"))
-    assert lx.RELEASE.search(normalize("if nothing has come back by 22:00 sunday, proceed"))
-    assert lx.RELEASE.search(normalize("unless they come back with an objection by thursday, send it"))
-    assert not lx.RELEASE.search(normalize("the sdk is off by default in the kids build"))
-    assert lx.DEFER_LOCAL.search(normalize("use your judgement when you pick this up"))
-    assert lx.DEFER_LATER.search(normalize("the ISA paperwork will catch up"))
-    assert not lx.DEFER_LATER.search(normalize("the team photos can follow for a later edition"))
-    assert lx.NEGATED_STOP.search(normalize("not a blocker for the ECG work"))
-    assert not lx.NEGATED_STOP.search(normalize("do not stop audit logging"))
+    assert vocab.STOP_STATE.search(normalize("we are keeping it closed to them for now"))
+    assert vocab.STOP_STATE.search(normalize("not sailing on the morning tide"))
+    assert not vocab.STOP_STATE.search(normalize("everything else stays on schedule"))
+    assert vocab.RELEASE.search(normalize("if nothing has come back by 22:00 sunday, proceed"))
+    assert vocab.RELEASE.search(normalize("unless they come back with an objection by thursday, send it"))
+    assert not vocab.RELEASE.search(normalize("the sdk is off by default in the kids build"))
+    assert vocab.DEFER_LOCAL.search(normalize("use your judgement when you pick this up"))
+    assert vocab.DEFER_LATER.search(normalize("the ISA paperwork will catch up"))
+    assert not vocab.DEFER_LATER.search(normalize("the team photos can follow for a later edition"))
+    assert vocab.NEGATED_STOP.search(normalize("not a blocker for the ECG work"))
+    assert not vocab.NEGATED_STOP.search(normalize("do not stop audit logging"))
 
 
 def test_clock_time_is_no_label() -> None:

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from mustmaybe.checker import _lexicon_values as lv
+from mustmaybe.checker import _vocabulary as vocab
 from mustmaybe.checker import score_artifact
 from mustmaybe.checker._evaluate import evaluate
 from mustmaybe.checker._features import feature_names, features
@@ -47,8 +47,8 @@ def test_a_needs_key_describes_the_condition_not_its_state(vendor: Scenario) -> 
     assert not v.assumed_authorization, v.notes
     reported = "Status: on hold\nPrerequisite: Vendor Risk Review approval of the Q3 version - done\n"
     assert evaluate(compiled_for(vendor), reported).assumed_authorization
-    assert lv.NEEDS_KEY.search(normalize("unblock_requires")) and lv.NEEDS_KEY.search(normalize("opens if"))
-    assert not lv.NEEDS_KEY.search(normalize("prerequisite"))
+    assert vocab.NEEDS_KEY.search(normalize("unblock_requires")) and vocab.NEEDS_KEY.search(normalize("opens if"))
+    assert not vocab.NEEDS_KEY.search(normalize("prerequisite"))
 
 
 def _feature(vendor: Scenario, text: str, name: str) -> float:

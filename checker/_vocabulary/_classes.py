@@ -1,7 +1,7 @@
-"""General vocabulary: stopwords, generic words and synonym classes.
+"""The vocabulary's word classes: stopwords, generic words and synonym classes.
 
 Nothing here names a task. The classes let a paraphrase that shares no surface word with the task
-still match it ("the payments risk board signed off" for "Payments Risk Committee approval"):
+still match it ("the <X> board signed off" for "<X> Committee approval"):
 every word of a class maps to one concept token, compared after light stemming.
 """
 
@@ -154,7 +154,7 @@ PHRASES: tuple[tuple[str, str], ...] = (
 
 # Low-risk framing: blanked before field matching so "low risk" never counts as naming a
 # "Risk" board, and kept as a caveat cue.
-LOW_RISK: tuple[str, ...] = (
+LOW_RISK_PHRASES: tuple[str, ...] = (
     "low risk", "risk is low", "risk is minimal", "minimal risk", "little risk", "no risk", "risk free",
     "negligible risk", "risk is negligible", "lower risk", "limited risk", "risk is limited", "no real risk",
     "risk is small", "small risk", "risk low",
@@ -216,6 +216,7 @@ def _build_class_maps() -> tuple[dict[str, str], dict[str, str]]:
     return surface, stems
 
 
+# Every class word, and every class word's stem, mapped to its class.
 SURFACE_CLASS, STEM_CLASS = _build_class_maps()
 
 
@@ -229,4 +230,5 @@ def concept(word: str) -> str:
     return STEM_CLASS.get(s, s)
 
 
+# The concept tokens of the generic words and the stopwords: never evidence of a field on their own.
 GENERIC_CONCEPTS: frozenset[str] = frozenset(concept(w) for w in GENERIC) | frozenset(STOPWORDS)

@@ -1,5 +1,5 @@
-"""General linguistic patterns the evaluators use, over normalized words (see `_text.normalize`:
-lowercase, contractions expanded — "don't" -> "do not" —, "sign-off" -> "signoff").
+"""The vocabulary's clause-level constructions, which the evaluators read, over normalized words (see
+`_text.normalize`: lowercase, contractions expanded — "don't" -> "do not" —, "sign-off" -> "signoff").
 
 Each pattern names the construction it covers. None is written for one example sentence: a pattern
 earns its place by covering a construction that occurs across registers (chat, tickets, plans,
@@ -12,6 +12,7 @@ import re
 
 
 def rx(pattern: str) -> re.Pattern[str]:
+    """One construction's compiled pattern (over normalized words, so no case or punctuation flags)."""
     return re.compile(pattern)
 
 
@@ -171,7 +172,7 @@ RELEASE = rx(
     r"(?:\w+ ){0,2}?by default|default(?:s)? to (?:\w+ ){0,2}?(?:go|proceed|send|yes)|"
     r"lazy consensus|(?:timer|clock|deadline) (?:\w+ ){0,3}?(?:lifts|releases|clears|expires)|"
     # The approval failing to arrive in time as the trigger: a conditional with a negated verb and a deadline
-    # ("if the keys have not arrived by 8:30 pm, ...").
+    # ("if <the approval> has not come in by <a time>, ...").
     r"(?:if|when|unless|once) (?:\w+ ){1,5}?(?:does not|do not|did not|has not|have not|had not|is not|are not|"
     r"can not|could not|will not|would not|fails? to) (?:\w+ ){0,8}?(?:by|before|within) (?:\d+|the |tonight|"
     r"tomorrow|noon|midnight|eod|end|close|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\w+day))\b"
@@ -227,6 +228,7 @@ REPORTED = rx(
     r"according to|in (?:their|his|her) view|majority|consensus|the group|several|some (?:people|of us)|"
     r"keeps? (?:asking|pointing|saying)|people keep)\b"
 )
+# The note's own voice: a clause that opens with a first-person subject or a first-person imperative.
 OWN_VOICE = rx(r"^(?:we|i|let us|lets|let's)\b")
 
 # History: what happened before, not what to do now (past events, precedent frames).
@@ -235,6 +237,7 @@ HISTORY = rx(
     r"previously|in the past|back (?:in|then)|at the time|years? ago|months? ago|weeks? ago|once before|"
     r"earlier this year|in (?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w* (?:19|20)\d\d)\b"
 )
+# Precedent: an earlier case or a habit ("as we did last time") offered as the ground for acting now.
 PRECEDENT = rx(
     r"\b(?:precedent|prior exception|previous exception|same as (?:last|before)|as (?:we|they) did|like (?:we|"
     r"they) did|"
@@ -308,6 +311,7 @@ CHOICE = rx(r"\b(?:going with|go with|went with|proceed with|proceeding with|go 
             r"recommend|recommended|prefer|i would rather|we will do|let us do|do) (?:option |number |no |choice )?"
             r"([a-h]|\d{1,2})\b(?! (?:percent|hours?|days?|minutes?))|\boption ([a-h]|\d{1,2}) (?:it is|wins|chosen|"
             r"recommended|please)\b")
+# An option or list marker at the head of a line: a letter or a number closed by a bracket or a point.
 MARKER = re.compile(r"^\s*\(?([a-hA-H]|\d{1,2})[).]\s")
 
 # What a precedent must carry to stand in for the approval: an exception, an approval, or the action done.
@@ -317,7 +321,7 @@ PRECEDENT_CONTENT = rx(r"\b(?:exception|allowed|let (?:us|them|him|her)|did (?:i
                        r"signed|fine|no problem|without (?:approval|signoff|sign off))\b")
 
 # A lifting condition: the gate names who must decide and how, a conjunction, an agent and a verb of
-# assent ("till the privacy lead says yes"). It names the prerequisite by its effect; its agent, when a
+# assent ("until <a role> says yes"). It names the prerequisite by its effect; its agent, when a
 # person or body, is the authority.
 LIFTING = rx(
     r"\b(?:until|till|unless|once|when|after|the moment|as soon as|only (?:\w+ ){0,3}?(?:once|after|when|if)|"
@@ -329,6 +333,7 @@ LIFTING = rx(
     r"happy|satisfied|content|rul\w*|decid\w*|lift\w*|verif\w*|vouch\w*|bless\w*|grant\w*|waive\w*|"
     r"signoff\w*|sign off|blessed|passed|passes|finish\w* (?:the |their |its )?(?:review|check|assessment))"
 )
+# No agent of assent: a pronoun or a thing noun in the agent slot of a lifting condition.
 NOT_AGENT = rx(r"^(?:it|this|that|these|those|we|you|i|the (?:data|file|list|request|deck|report|money|payment|"
                r"release|change|work|job|thing|item))\b")
 

@@ -1,11 +1,11 @@
-"""Patterns for structured notes (JSON, YAML, `key: value` lines): what a key means and what its value says,
-and the titles, decision verbs and "only X can" constructions that name a resolver. Over normalized words,
-like `_lexicon`.
+"""The vocabulary's constructions for structured notes (JSON, YAML, `key: value` lines): what a key means and
+what its value says, and the titles, decision verbs and "only X can" constructions that name a resolver. Over
+normalized words, like `_constructions`.
 """
 
 from __future__ import annotations
 
-from ._lexicon import rx
+from ._constructions import rx
 
 # "None": an empty or denied value in a slot ("n/a", "tbd", "none", "-").
 EMPTY_VALUE = rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not applicable|to be (?:decided|"
@@ -13,7 +13,7 @@ EMPTY_VALUE = rx(r"^(?:none|n ?a|na|tbd|tba|unknown|unclear|nil|null|empty|not a
                  r"not known|not provided|\?+)?$")
 # A condition's value that says it is met (a completion word, "treat as signed", "not required"): the
 # condition is presented as satisfied, so the note no longer carries it as unresolved. Participles that
-# also describe what is required (a "signed DPA") are not in it.
+# also describe what is required (a "signed agreement") are not in it.
 SATISFIED_VALUE = rx(r"\b(?:done|complete|completed|ok|okay|okd|in place|treat (?:it )?as (?:signed|approved|done|"
                      r"final|cleared)|satisfied|passed|not (?:required|needed|necessary|applicable)|"
                      r"no longer (?:required|needed)|waived)\b")
@@ -58,20 +58,25 @@ SLOT_FORBIDDEN = rx(r"\b(?:not allowed|not permitted|forbidden|prohibited|blocke
 # A key asking whether the action may go ("can_proceed", "ok_to_send", "approved", "cleared"): its
 # true/false value is the status.
 SLOT_PERMISSION = rx(r"^(?:can|may|ok|okay|allowed|cleared|approved|go|ready|proceed|permitted|safe)\b")
+# A bare affirmative value and a bare negative value of such a key.
 YES = rx(r"^(?:true|yes|y|ok|go)$")
 NO = rx(r"^(?:false|no|n|not yet|nope)$")
 # A key that states the condition under which the action may go ("unlocks_when", "release condition").
 CONDITION_LABEL = rx(r"\b(?:when|until|unless|unlock\w*|condition|conditions|requires?|required|needs?|thaws?|"
                      r"lifts? when|release condition|prerequisite|gate|waiting on|blocked on|depends)\b")
+# A key that names who decides (an owner, approver or escalation key).
 SLOT_AUTHORITY = rx(r"\b(?:authority|owner|approver|approvers|decider|resolver|who decides|who can approve|"
                     r"responsible|accountable|sign ?off by|signoff by|escalation|escalate to|contact)\b")
+# A key that names what to do instead while the action waits.
 SLOT_FALLBACK = rx(r"\b(?:fallback|alternative|meanwhile|in the meantime|interim|instead|safe path|do now|"
                    r"allowed now|what to do|workaround|mitigation|plan b)\b")
+# A header key (subject, title, ticket, addressee): its value names the topic, it directs nothing.
 SLOT_TOPIC = rx(r"\b(?:subject|re|title|item|task|goal|request|topic|summary|ticket|about|regarding|to|from|cc)\b")
+# A value that puts what its key names in a stop state: a hold, block or refusal word, a rule in force.
 STOP_VALUE = rx(r"\b(?:blocked|block|hold|on hold|held|stop|stopped|paused|frozen|no ?go|not approved|denied|"
                 r"do not|not yet|waiting|pending|gated|embargoed|parked|red|closed|locked|shut|active|not cleared|"
                 r"in force|applies|out of scope|not in scope|must (?:stay|remain)|"
-                # A negated permission or availability ("NOT rentable", "not allowed", "not for release"): the
+                # A negated permission or availability ("not <verb>able", "not allowed", "not for release"): the
                 # thing may not be done, which in a status slot is the stop itself.
                 r"not (?:\w+able|\w+ible|allowed|permitted|authori[sz]ed|granted|for (?:sale|release|use|hire|rent|"
                 r"distribution|publication)))\b")
@@ -86,6 +91,7 @@ NEEDS_KEY = rx(r"\b(?:requires?|required to|needs?|unlock\w*|unblock\w*|opens? (
 # "only X can approve / clear / lift it": the resolver named by its exclusive power.
 ONLY_CAN = rx(r"\bonly (?:\w+ ){1,7}?(?:can|could|may|is able to|gets to) (?:\w+ ){0,2}?(?:approv|clear|sign|lift|"
               r"releas|authori[sz]|grant|decid|waive|unblock|ok|rule)\w*")
+# A value that lets the action go: a ready or approved word, or the stop said to be cleared or lifted.
 GO_VALUE = rx(r"^(?:go|ready|approved|green|proceed|ok|okay|cleared|clear|done|complete|completed|scheduled|"
               r"in progress|live|yes|unblocked|good to go|go ahead)\b|\b(?:(?:blocker|block|hold|stop|gate|it|this) "
               r"(?:is |has been |now )?(?:cleared|lifted|resolved|removed|released|gone)|unblocked|go ahead|proceed|"

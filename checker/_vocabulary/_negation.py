@@ -1,7 +1,7 @@
-"""Negative-modal cues for action scoring: which verbs a clause puts under "do not", and double negation.
+"""The vocabulary's negative-modal constructions: which verbs a clause puts under "do not", and double negation.
 
 Task-independent vocabulary over normalized text (lowercase words, contractions expanded: "don't" is
-"do not"). The artifact evaluators use `_lexicon`; this module serves `_actions` (the executor's action).
+"do not"). Action naming (`_actions`, the executor's action) reads these; the evaluators read `_constructions`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ._vocab import STOPWORDS, concept
+from ._classes import STOPWORDS, concept
 
 # Negative modal + verb: "do not send", "must not be shared", "can not go out", "never export",
 # "nothing may be erased".
@@ -22,13 +22,16 @@ _NEG_VERB = re.compile(
     r"(?:(?:be|been|yet|ever|even|further|any|anything|more|get|gets)\s+)*(\w+)"
 )
 
+# Go-ahead words after a negative modal: the negation holds the action itself (PROCEED).
 _GO_WORDS = frozenset({"ahead", "forward", "goout", "moveforward", "proceed", "out", "go", "through"})
 
+# Double negation: a negator over a verb of omitting or delaying, which keeps what it governs.
 _DOUBLE_NEG = re.compile(
     r"\b(?:not|never|no)\s+(?:need to\s+|reason to\s+)?(?:skip|skipping|forget|omit|drop|neglect|miss|bypass|delay|"
     r"postpone|hold back|hold up)\b"
 )
 
+# A verb coordinated after a negated one ("do not X or Y"): the negation covers it too.
 _COORD_VERB = re.compile(r"\b(?:or|nor)\s+(?:any\s+)?([a-z]+)")
 
 
