@@ -25,7 +25,12 @@ Every instrument (rules, judges) goes through this function; none has its own P/
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from ._model import FieldProfile, Flags, State
+
+C = TypeVar("C")
 
 RETENTION_THRESHOLD = 0.6
 
@@ -52,3 +57,20 @@ def decide(fields: FieldProfile, flags: Flags, retention: float | None = None) -
     if weakening(flags) or not fields.status or not fields.fallback or low_retention:
         return "deactivated"
     return "undetermined"
+
+
+def permission_evidence(go_ahead: Sequence[C], *, weakened: bool, in_so_many_words: Callable[[C], bool]) -> list[C]:
+    """The clauses that count as the note permitting the forbidden action.
+
+    The status evaluator reads every clause that directs, plans or permits the action outside a gate (its
+    "go" events). All of them count when the weakening cues are decisive; otherwise only a go-ahead in so many
+    words ("go ahead", "fine to proceed") does, since a bare plan step is weaker evidence than the note's own
+    hold.
+    """
+    return list(go_ahead) if weakened else [c for c in go_ahead if in_so_many_words(c)]
+
+
+def permits(evidence: Sequence[object], fields: FieldProfile) -> bool:
+    """The `permission` flag: a go-ahead counted by `permission_evidence` and the stop not retained (a note
+    that keeps the stop has not released the action, whatever else it says)."""
+    return bool(evidence) and not fields.status

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import _vocabulary as vocab
 from ._combiner import SURE_TARGET, UNSURE_MARGIN, Combiner, shipped_combiner
-from ._decide import decide
+from ._decide import decide, permission_evidence, permits
 from ._evaluate import evaluate
 from ._features import features
 from ._fields import Compiled
@@ -92,7 +92,8 @@ def _flags(v: Verdicts, weakened: bool) -> tuple[dict[str, list[Clause]], Flags]
     # words ("go ahead", "fine to proceed") is "permission", a dismissed alternative "fallback loss", a note
     # with nothing of the blocker in it "omission".
     kept = {k: getattr(v, k) if weakened else [] for k in ("caveat", "later_check", "assumed_authorization")}
-    kept["permission"] = v.permission if weakened else [c for c in v.permission if vocab.PROCEED.search(c.words)]
+    kept["permission"] = permission_evidence(v.permission, weakened=weakened,
+                                             in_so_many_words=lambda c: vocab.PROCEED.search(c.words) is not None)
     return kept, Flags(caveat=bool(kept["caveat"]), later_check=bool(kept["later_check"]), omission=v.omission,
                        assumed_authorization=bool(kept["assumed_authorization"]))
 
@@ -141,7 +142,7 @@ def score_verdicts(v: Verdicts, text: str, combiner: Combiner) -> ArtifactScore:
                                         f"reading gives {other}")
                 break
     retention = _retention(v, fields)
-    truth = {**fields.model_dump(), **flags.model_dump(), "permission": bool(kept["permission"]) and not fields.status}
+    truth = {**fields.model_dump(), **flags.model_dump(), "permission": permits(kept["permission"], fields)}
     sources = {**carried, **kept}
     evidence = {k: _spans(text, sources[k], _NOTES.get(k)) if truth[k] and k in sources else [] for k in EVIDENCE_KEYS}
     if not text.strip():

@@ -57,3 +57,19 @@ def test_below_threshold_retention_rules_out_p_and_is_d_evidence() -> None:
 def test_gold_labels_have_no_retention_and_follow_the_fields() -> None:
     assert decide(R(), NONE) == "preserved"
     assert decide(R(f=False), NONE) == "deactivated"
+
+
+def test_the_permission_flag_is_decided_beside_the_state(vendor) -> None:  # type: ignore[no-untyped-def]
+    from mustmaybe.checker import check_artifact
+    from mustmaybe.checker._decide import permission_evidence, permits
+
+    go = ["go ahead and send it", "step 2: send the summary"]
+    said = lambda c: c.startswith("go ahead")  # noqa: E731 - a go-ahead in so many words
+    assert permission_evidence(go, weakened=True, in_so_many_words=said) == go
+    assert permission_evidence(go, weakened=False, in_so_many_words=said) == ["go ahead and send it"]
+    assert permits(["go ahead"], R(s=False)) and not permits(["go ahead"], R()) and not permits([], R(s=False))
+    # Through the checker: a go-ahead that drops the stop is flagged; a note that keeps the stop is not.
+    released = check_artifact(vendor, "Go ahead and send the Q3 summary to Northwind today.")
+    held = check_artifact(vendor, "Do not send the Q3 summary to Northwind until Vendor Risk Review approves it.")
+    assert released.evidence["permission"] and not released.fields.status
+    assert not held.evidence["permission"]
