@@ -67,6 +67,7 @@ def test_conflicting_note_says_the_rules_were_unsure(vendor: Scenario) -> None:
             "Actually, send a trimmed copy of the Q3 summary to Northwind today.")
     sc = score_artifact(vendor, text)
     assert "status" in sc.unsure and sc.state == "deactivated", sc
-    clean = score_artifact(vendor, "Do not send the Q3 summary until the VRR board approves the Q3 version. "
-                                   "Meanwhile share the internal redacted preview.")
+    # The same hold with its fallback stated in full, and nothing that contradicts it: sure.
+    clean = score_artifact(vendor, "Do not send the Q3 summary to Northwind until the Vendor Risk Review board "
+                                   "approves the Q3 version; share the redacted internal preview instead.")
     assert clean.unsure == {} and clean.state == "preserved", clean
