@@ -24,7 +24,7 @@ from .test_fast_path import _tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-SWEEP_DIGEST = "0c26f96ddda16d36c44d36fc8d847cd2cc8030a5322a32f53c6b90c7d7fef213"
+SWEEP_DIGEST = "7ac5221c693a1c939eb30c0c395677de21b2e22acca55d9a9aa20b9f87dc638c"
 REPORT_DIGEST = "205212f61cf60172f17467dc6577809aacc589f7507131c36e17c662c25503a3"
 
 
