@@ -128,3 +128,23 @@ def test_report_bytes_are_the_recorded_ones(tmp_path: Path, monkeypatch: pytest.
     assert sum(k.endswith(".csv") for k in want) >= 20
     changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
     assert not changed, f"report output changed: {changed}"
+
+
+def test_the_report_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    from mustmaybe.analysis._report import _records_frozen
+
+    alive = [[i] for i in range(1000)]  # the caller's records
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with _records_frozen():
+        assert gc.get_freeze_count() >= len(alive)  # kept out of the collector's passes while the report runs
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # a caller that froze objects of its own: left frozen, exactly as they were
+    try:
+        mine = gc.get_freeze_count()
+        with _records_frozen():
+            assert gc.get_freeze_count() == mine
+        assert gc.get_freeze_count() == mine
+    finally:
+        gc.unfreeze()
