@@ -107,9 +107,9 @@ def _d_to_p(conf: Mapping[str, Mapping[str, int]]) -> float | None:
 
 def measured_error_file() -> Path:
     """checker/measured_error.json, as installed (mustmaybe/checker/measured_error.json)."""
-    import mustmaybe.checker
+    from ._checker_files import checker_dir
 
-    return Path(mustmaybe.checker.__file__).resolve().parent / "measured_error.json"
+    return checker_dir() / "measured_error.json"
 
 
 def shipped_calibration() -> Calibration | None:

@@ -2,10 +2,12 @@
 
 Drawing a report's PNGs with matplotlib (import, layout, rasterizing, PNG encoding) is all Python and takes
 about as long as every table of a 100,000-episode report; it needs nothing the later tables compute. So a
-large report hands each figure to one worker process (`python -m mustmaybe.analysis._figure_drawer`: a
-plain child, no multiprocessing, so no caller's `__main__` is ever re-imported) as soon as its data is ready,
-and waits for the worker only before the HTML, which embeds the PNGs. The worker runs the same functions of
-`_figures` on the same (pickled) frames, so the files are byte for byte those drawn in-process.
+large report hands each figure to one worker process (a plain `python -c` child, no multiprocessing, so no
+caller's `__main__` is ever re-imported) as soon as its data is ready, and waits for the worker only before
+the HTML, which embeds the PNGs. The worker runs the same functions of `_figures` on the same (pickled)
+frames, so the files are byte for byte those drawn in-process. It loads `_figures.py` by its path, which
+needs only numpy, polars and matplotlib: importing the `mustmaybe.analysis` package (every table module and
+what they import) would cost it about half a second of CPU before its first figure.
 
 A small report draws in-process: the worker's start (importing polars and matplotlib) would cost more than
 it saves. If the worker fails in any way, every figure it was given is drawn again in-process, so an error
@@ -44,7 +46,7 @@ class FigureDrawer:
         if use_worker:
             try:
                 # stderr not kept: a worker that fails has its figures drawn again here, where errors show.
-                self._proc = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                self._proc = subprocess.Popen([sys.executable, "-c", _WORKER, str(_FIGURES)], stdin=subprocess.PIPE,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             except OSError:
                 self._proc = None  # no worker: draw in-process
@@ -104,19 +106,20 @@ class FigureDrawer:
             getattr(_figures, name)(*args, **kwargs)
 
 
-def _serve() -> int:
-    import matplotlib.figure  # noqa: F401 - imported while the parent computes its first tables
-
-    from . import _figures
-
-    stdin = sys.stdin.buffer
-    while True:
-        try:
-            name, args, kwargs = pickle.load(stdin)
-        except EOFError:
-            return 0
-        getattr(_figures, name)(*args, **kwargs)
-
-
-if __name__ == "__main__":
-    sys.exit(_serve())
+_FIGURES = Path(__file__).resolve().with_name("_figures.py")
+# The worker: `_figures.py` (argv[1]) loaded on its own, then every figure it reads from stdin drawn with it.
+_WORKER = """
+import importlib.util, pickle, sys
+import matplotlib.figure  # imported while the parent computes its first tables
+spec = importlib.util.spec_from_file_location("_mustmaybe_figures", sys.argv[1])
+figures = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = figures
+spec.loader.exec_module(figures)
+stdin = sys.stdin.buffer
+while True:
+    try:
+        name, args, kwargs = pickle.load(stdin)
+    except EOFError:
+        break
+    getattr(figures, name)(*args, **kwargs)
+"""

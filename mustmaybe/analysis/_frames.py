@@ -7,16 +7,17 @@ flattened into column lists in a single pass, so 100,000 episodes cost one loop 
 from __future__ import annotations
 
 import functools
+import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 
-from mustmaybe.records import ROLES
+from mustmaybe.records import ROLES, plan_stages
 
 if TYPE_CHECKING:
-    from mustmaybe.records import EpisodeRecord
+    from mustmaybe.records import ArtifactScore, EpisodeRecord
 
 FIELDS: tuple[str, ...] = ("status", "prerequisite", "authority", "fallback")
 UNKNOWN_DOMAIN = "unknown"
@@ -157,38 +158,88 @@ def build_frames(
     """
     dom = dict(library_domains() if domains is None else domains)
     info = _condition_info()
-    e: dict[str, list[Any]] = {k: [] for k in _EP_COLS}
-    h: dict[str, list[Any]] = {k: [] for k in _HOP_COLS}
-    st: dict[str, list[Any]] = {k: [] for k in _STAGE_COLS}
-    f: dict[str, list[Any]] = {k: [] for k in _FAILED_COLS}
-    ev: dict[str, list[Any]] = {k: [] for k in EVIDENCE_COLS}
+    # One tuple per row, in the frame's column order (a row costs one tuple, not one list append per
+    # column); the columns are the rows transposed (`_frame`).
+    e: list[tuple[Any, ...]] = []
+    h: list[tuple[Any, ...]] = []
+    st: list[tuple[Any, ...]] = []
+    f: list[tuple[Any, ...]] = []
+    ev: list[tuple[Any, ...]] = []
+    labels: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], str]] = {}
+    plans: dict[_PlanKey, list[_PlanPoint]] = {}
     seen: set[str] = set()
     dup = 0
     ep = 0
-    for run, records in _runs(episodes):
-        for r in records:
-            if dedupe:
-                if r.key in seen:
-                    dup += 1
+    # The loop allocates tuples by the million while every record is alive: the cyclic garbage collector
+    # would walk all of them again and again (a third of the time), and none of it is garbage.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        for run, records in _runs(episodes):
+            for r in records:
+                if dedupe:
+                    if r.key in seen:
+                        dup += 1
+                        continue
+                    seen.add(r.key)
+                # The row keys every frame repeats, worked out once per record (each costs a few µs a call).
+                configured, label = _configured(r, labels)
+                keys = _Keys(*_condition_of(r, info), str(r.topology), configured, label)
+                failed = bool(r.failed or r.artifact.score is None)
+                ev.append(_evidence_row(r, run, keys, failed))
+                if failed:  # nothing scored: counted as failed, in no rate
+                    f.append(_failed_row(r, run, keys))
                     continue
-                seen.add(r.key)
-            # The row keys every frame repeats, worked out once per record (each costs a few µs a call).
-            configured = r.configuration()
-            keys = _Keys(*_condition_of(r, info), str(r.topology), configured, models_label(configured))
-            _flatten_evidence(r, run, keys, ev)
-            if r.failed or r.artifact.score is None:  # nothing scored: counted as failed, in no rate
-                _flatten_failed(r, run, keys, f)
-                continue
-            _flatten(r, ep, run, dom, keys, e, h, st)
-            ep += 1
-    return Frames(
-        episodes=pl.DataFrame(e, schema=_EP_COLS),
-        hops=pl.DataFrame(h, schema=_HOP_COLS),
-        duplicates=dup,
-        stages=pl.DataFrame(st, schema=_STAGE_COLS),
-        failed=pl.DataFrame(f, schema=_FAILED_COLS),
-        evidence=pl.DataFrame(ev, schema=EVIDENCE_COLS),
-    )
+                _flatten(r, ep, run, dom, keys, e, h, st, plans)
+                ep += 1
+        return Frames(
+            episodes=_frame(e, _EP_COLS),
+            hops=_frame(h, _HOP_COLS),
+            duplicates=dup,
+            stages=_frame(st, _STAGE_COLS),
+            failed=_frame(f, _FAILED_COLS),
+            evidence=_frame(ev, EVIDENCE_COLS),
+        )
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _frame(rows: list[tuple[Any, ...]], schema: dict[str, Any]) -> pl.DataFrame:
+    """The frame of `rows` (tuples in `schema`'s column order), built column by column."""
+    columns: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[] for _ in schema]
+    data = {name: _string_lists(col) if schema[name] == pl.List(pl.String) else col
+            for name, col in zip(schema, columns, strict=True)}
+    return pl.DataFrame(data, schema=schema)
+
+
+_SEP = "\x1f"  # the unit separator: joins a row's strings of a list column (never in a sentence of a text)
+
+
+def _string_lists(values: Sequence[list[str]]) -> pl.Series | Sequence[list[str]]:
+    """A list-of-strings column, from each row's strings joined and split again by polars: ten times faster
+    than polars reading a Python list per row. An empty list is a null until the split, so it stays empty;
+    a column with the separator in any string is read row by row."""
+    if any(_SEP in x for v in values for x in v):
+        return values
+    joined = pl.Series([_SEP.join(v) if v else None for v in values], dtype=pl.String)
+    empty = pl.lit(pl.Series([[]], dtype=pl.List(pl.String))).first()
+    return pl.select(pl.lit(joined).str.split(_SEP).fill_null(empty)).to_series()
+
+
+def _configured(r: EpisodeRecord, labels: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], str]],
+                ) -> tuple[dict[str, str], str]:
+    """The record's configuration per role and its label; a record that names no configuration and sets no
+    request parameter (the labels are its specs) looks them up by its models, worked out once per set."""
+    if r.configs or r.params:
+        configured = r.configuration()
+        return configured, models_label(configured)
+    key = tuple(r.models.items())
+    found = labels.get(key)
+    if found is None:
+        configured = r.configuration()
+        found = labels[key] = (configured, models_label(configured))
+    return found
 
 
 def _condition_of(r: EpisodeRecord, info: Mapping[str, tuple[str, str | None]]) -> tuple[str, str, str | None]:
@@ -214,46 +265,63 @@ class _Keys(NamedTuple):
     label: str
 
 
-def _flatten_evidence(r: EpisodeRecord, run: str, keys: _Keys, ev: dict[str, list[Any]]) -> None:
-    condition = keys.condition
-    usage = r.usage.values()
+def _evidence_row(r: EpisodeRecord, run: str, keys: _Keys, failed: bool) -> tuple[Any, ...]:
+    """The record's Frames.evidence row (EVIDENCE_COLS' order)."""
     reasons: dict[str, int] = {}
-    for u in usage:
+    calls = cached = prompt = completion = 0
+    for u in r.usage.values():
+        calls += u.calls
+        cached += u.cached_calls
+        prompt += u.prompt_tokens
+        completion += u.completion_tokens
         for reason, n in (u.finish_reasons or {}).items():
             reasons[reason] = reasons.get(reason, 0) + n
-    calls = sum(u.calls for u in usage)
-    for col, val in (
-        ("run", run), ("key", r.key), ("condition", condition), ("topology", keys.topology),
-        ("topology_name", r.topology.name), ("models", keys.label), ("panel", r.panel),
-        ("simulated", r.simulated), ("failed", bool(r.failed or r.artifact.score is None)),
-        ("parse_error", not r.failed and r.artifact.score is not None and not r.executor.parse_ok),
-        ("calls", calls), ("cached_calls", sum(u.cached_calls for u in usage)),
-        ("prompt_tokens", sum(u.prompt_tokens for u in usage)),
-        ("completion_tokens", sum(u.completion_tokens for u in usage)),
+    errors = r.errors
+    return (
+        run, r.key, keys.condition, keys.topology, r.topology.name, keys.label, r.panel, r.simulated, failed,
+        not failed and not r.executor.parse_ok, calls, cached, prompt, completion,
         # Model-call failures are the errors that name the endpoint the call went to (teams/_episode.py).
-        ("failed_calls", sum(1 for x in r.errors if x.endpoint is not None)),
-        ("finish_stop", reasons.get("stop", 0)), ("finish_length", reasons.get("length", 0)),
-        ("finish_other", sum(n for k, n in reasons.items() if k not in ("stop", "length"))),
-        ("finish_unrecorded", max(0, calls - sum(reasons.values()))),
-        ("isolation_ok", r.isolation.ok), ("executor_leaks", list(r.isolation.leaks)),
-        ("transformer_leak", any(x.kind == "isolation_leak" for x in r.errors)),
-        ("executor_view", bool(r.visibility.get("executor"))),
-    ):
-        ev[col].append(val)
+        sum(1 for x in errors if x.endpoint is not None) if errors else 0,
+        reasons.get("stop", 0), reasons.get("length", 0),
+        sum(n for k, n in reasons.items() if k not in ("stop", "length")),
+        max(0, calls - sum(reasons.values())),
+        r.isolation.ok, list(r.isolation.leaks), any(x.kind == "isolation_leak" for x in errors),
+        bool(r.visibility.get("executor")),
+    )
 
 
-def _flatten_failed(r: EpisodeRecord, run: str, keys: _Keys, f: dict[str, list[Any]]) -> None:
-    condition, family, control = keys.condition, keys.family, keys.control
+def _failed_row(r: EpisodeRecord, run: str, keys: _Keys) -> tuple[Any, ...]:
+    """The record's Frames.failed row (_FAILED_COLS' order): its row keys and the first error."""
     first = next((x for x in r.errors if x.role is not None), r.errors[0] if r.errors else None)
-    for col, val in (
-        ("run", run), ("key", r.key), ("task", r.task), ("condition", condition), ("family", family),
-        ("control", control), ("topology", keys.topology), ("models", keys.label),
-        ("simulated", r.simulated), ("seed", r.seed), ("twin", r.twin), ("panel", r.panel),
-        ("wording", r.wording.id if r.wording is not None else "base"),
-        ("where", first.where if first else None), ("kind", first.kind if first else "failed"),
-        ("message", first.message if first else ""), ("substrate", r.substrate),
-    ):
-        f[col].append(val)
+    return (
+        run, r.key, r.task, keys.condition, keys.family, keys.control, keys.topology, keys.label, r.simulated,
+        r.seed, r.twin, first.where if first else None, first.kind if first else "failed",
+        first.message if first else "", r.panel, r.wording.id if r.wording is not None else "base", r.substrate,
+    )
+
+
+# A stage point read off the plan: (index, label, kind, messages, position of the hop whose score it takes).
+_PlanPoint = tuple[int, str, str, int, int]
+_PlanKey = tuple[str, tuple[tuple[int, str, str], ...]]
+
+
+def _stage_points(r: EpisodeRecord, plans: dict[_PlanKey, list[_PlanPoint]],
+                  ) -> list[tuple[int, str, str, int, ArtifactScore]]:
+    """(index, label, kind, messages, score) per carried stage: as recorded, or for a record written before
+    stages existed its one-hop stages (records.stages_of's). Those depend on the hops' indices, roles and
+    senders only, so their plan is worked out once per topology family and hop layout (`plans`)."""
+    if r.stages:
+        return [(s.index, s.label, s.kind, len(s.hops), s.score) for s in r.stages]
+    hops = r.hops
+    key = (r.topology.name, tuple((h.index, h.role, h.sender) for h in hops))
+    points = plans.get(key)
+    if points is None:
+        # As carried_stages(hops, None, family): a one-hop stage takes the score of the hop with that index
+        # (the last such hop, as a dict by index would), a round (several hops) is left out.
+        position = {h.index: i for i, h in enumerate(hops)}
+        points = plans[key] = [(p.index, p.label, p.kind, len(p.hops), position[p.hops[0]])
+                               for p in plan_stages(hops, r.topology.name) if p.kind != "round"]
+    return [(index, label, kind, n, hops[at].score) for index, label, kind, n, at in points]
 
 
 def _flatten(
@@ -262,87 +330,59 @@ def _flatten(
     run: str,
     dom: Mapping[str, str],
     keys: _Keys,
-    e: dict[str, list[Any]],
-    h: dict[str, list[Any]],
-    st: dict[str, list[Any]],
+    e: list[tuple[Any, ...]],
+    h: list[tuple[Any, ...]],
+    st: list[tuple[Any, ...]],
+    plans: dict[_PlanKey, list[_PlanPoint]],
 ) -> None:
-    from mustmaybe.records import first_break_stage, stages_of
-
     score = r.artifact.score
-    assert score is not None  # failed episodes (no score) go to _flatten_failed
+    assert score is not None  # failed episodes (no score) go to _failed_row
     fields = score.fields
     state = score.state
     condition, family, control, topo = keys.condition, keys.family, keys.control, keys.topology
     configured = keys.configured  # the spec per role, or its configuration's label (a variant of one spec)
     label = keys.label
+    simulated = r.simulated
+    topology_name = r.topology.name
     reviewer_preserved: bool | None = None
     for hop in r.hops:
         hs = hop.score
         hf = hs.fields
+        hop_preserved = hs.state == "preserved"
         if hop.index == 0 and hop.role == "reviewer":
-            reviewer_preserved = hs.state == "preserved"
-        h["ep"].append(ep)
-        h["condition"].append(condition)
-        h["topology"].append(topo)
-        h["models"].append(label)
-        h["simulated"].append(r.simulated)
-        h["index"].append(hop.index)
-        h["role"].append(hop.role)
-        h["state"].append(hs.state)
-        h["preserved"].append(hs.state == "preserved")
-        h["retention"].append(hs.retention_score)
-        h["status"].append(hf.status)
-        h["prerequisite"].append(hf.prerequisite)
-        h["authority"].append(hf.authority)
-        h["fallback"].append(hf.fallback)
+            reviewer_preserved = hop_preserved
+        h.append((ep, condition, topo, label, simulated, hop.index, hop.role, hs.state, hop_preserved,
+                  hs.retention_score, hf.status, hf.prerequisite, hf.authority, hf.fallback))
     if reviewer_preserved is None:
         reviewer_preserved = r.reviewer_identified
-    stages = stages_of(r.hops, r.stages, r.topology.name)
-    for stage in stages:
-        ss = stage.score
+    points = _stage_points(r, plans)
+    for index, stage_label, kind, n_messages, ss in points:
         sf = ss.fields
-        for name, value in (
-            ("ep", ep), ("condition", condition), ("topology", topo), ("topology_name", r.topology.name),
-            ("models", label), ("simulated", r.simulated), ("index", stage.index), ("label", stage.label),
-            ("kind", stage.kind), ("n_messages", len(stage.hops)), ("state", ss.state),
-            ("preserved", ss.state == "preserved"), ("retention", ss.retention_score), ("status", sf.status),
-            ("prerequisite", sf.prerequisite), ("authority", sf.authority), ("fallback", sf.fallback),
-        ):
-            st[name].append(value)
+        st.append((ep, condition, topo, topology_name, label, simulated, index, stage_label, kind, n_messages,
+                   ss.state, ss.state == "preserved", ss.retention_score, sf.status, sf.prerequisite,
+                   sf.authority, sf.fallback))
     preserved = state == "preserved"
-    models = configured
-    for col, val in (
-        ("ep", ep), ("run", run), ("key", r.key), ("task", r.task),
-        ("domain", dom.get(r.task, UNKNOWN_DOMAIN)), ("condition", condition), ("family", family),
-        ("control", control), ("topology", topo), ("topology_name", r.topology.name), ("seed", r.seed),
-        ("model_reviewer", models.get("reviewer")), ("model_transformer", models.get("transformer")),
-        ("model_executor", models.get("executor")), ("models", label), ("simulated", r.simulated),
-        ("reviewer_identified", r.reviewer_identified), ("state", state), ("P", preserved),
-        ("D", state == "deactivated"), ("U", state == "undetermined"), ("C", score.complete),
-        ("unsafe", r.executor.forbidden), ("recognized", r.executor.blocker_recognized),
-        ("retention", score.retention_score), ("reviewer_preserved", reviewer_preserved),
-        ("transition_loss", reviewer_preserved and not preserved),
-        ("lost_status", not fields.status), ("lost_prerequisite", not fields.prerequisite),
-        ("lost_authority", not fields.authority), ("lost_fallback", not fields.fallback),
-        ("first_break_hop", r.first_break_hop), ("n_hops", len(r.hops)),
-        ("first_break_stage", r.first_break_stage if r.stages else first_break_stage(stages)),
-        ("n_stages", len(r.stages) if r.stages else len(stages)), ("parse_ok", r.executor.parse_ok),
-        ("n_errors", len(r.errors)), ("twin", r.twin), ("arm", r.condition),
-        ("requested_unsafe", r.executor.requested_forbidden), ("overblocked", r.executor.overblocked),
-        ("denied", r.executor.denied_by is not None),
-        ("tokens", sum(u.prompt_tokens + u.completion_tokens for u in r.usage.values())),
-        ("instrument", r.checker or f"rules@{r.checker_version}"),
-        ("decided_by", score.checker or r.checker or f"rules@{r.checker_version}"),
-        ("route", r.topology.params.get("route") if r.replay_base is not None else None),
-        ("base_key", r.replay_base.key if r.replay_base is not None else None),
-        ("base_digest", r.replay_base.digest if r.replay_base is not None else None),
-        ("restored", None if r.replay_base is None else ",".join(r.repair.restored) if r.repair else ""),
-        ("active_blocker", None if r.replay_base is None else bool(r.repair and r.repair.active_blocker)),
-        ("panel", r.panel),
-        ("wording", r.wording.id if r.wording is not None else "base"),
-        ("substrate", r.substrate),
-    ):
-        e[col].append(val)
+    ex = r.executor
+    base = r.replay_base
+    checker = r.checker or f"rules@{r.checker_version}"
+    e.append((
+        ep, run, r.key, r.task, dom.get(r.task, UNKNOWN_DOMAIN), condition, family, control, topo, topology_name,
+        r.seed, configured.get("reviewer"), configured.get("transformer"), configured.get("executor"), label,
+        simulated, r.reviewer_identified, state, preserved, state == "deactivated", state == "undetermined",
+        score.complete, ex.forbidden, ex.blocker_recognized, score.retention_score, reviewer_preserved,
+        reviewer_preserved and not preserved, not fields.status, not fields.prerequisite, not fields.authority,
+        not fields.fallback, r.first_break_hop, len(r.hops),
+        r.first_break_stage if r.stages else next((i for i, _, _, _, s in points if s.state != "preserved"), None),
+        len(r.stages) if r.stages else len(points), ex.parse_ok, len(r.errors), r.twin, r.condition,
+        ex.requested_forbidden, ex.overblocked, ex.denied_by is not None,
+        sum(u.prompt_tokens + u.completion_tokens for u in r.usage.values()) if r.usage else 0, checker,
+        score.checker or checker,
+        r.topology.params.get("route") if base is not None else None,
+        base.key if base is not None else None, base.digest if base is not None else None,
+        None if base is None else ",".join(r.repair.restored) if r.repair else "",
+        None if base is None else bool(r.repair and r.repair.active_blocker),
+        r.panel, r.wording.id if r.wording is not None else "base", r.substrate,
+    ))
 
 
 _EP_COLS: dict[str, Any] = {

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from ._bootstrap import DEFAULT_RESAMPLES, task_weights
-from ._logistic import PENALTY, PENALTY_LAMBDA, fit_logistic
+from ._logistic import PENALTY, PENALTY_LAMBDA, fit_logistic, fit_logistic_many
 from ._robustness import claim_group
 
 # (outcome column, outcome label, formula, [(predictor column, predictor label)])
@@ -83,9 +83,9 @@ def logistic_table(
         start = np.append(point.coef, point.intercept)
         draws = np.full((resamples, len(usable)), np.nan)
         if resamples > 0 and len(tasks) > 1:
-            cell_weights = task_weights(len(tasks), resamples, rng) @ per_task
-            for r in range(resamples):
-                draws[r] = fit_logistic(cx, cy, cell_weights[r], lam=lam, start=start).coef
+            # Every resample's refit at once (fit_logistic_many: the same Newton steps, row by row).
+            draws[:] = fit_logistic_many(cx, cy, task_weights(len(tasks), resamples, rng) @ per_task, lam=lam,
+                                         start=start)
         for c, lab in preds:
             row: dict[str, object] = {**base, "predictor": lab}
             if c not in (u for u, _ in usable):

@@ -44,3 +44,25 @@ def test_worker_figures_are_the_inline_ones(inline: dict[str, bytes], tmp_path: 
     drawn = _report(tmp_path / "worker")
     assert len(inline) > 8
     assert drawn == inline
+
+
+def test_a_working_worker_draws_every_figure_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worker loads _figures.py on its own (not the analysis package); if that broke, the figures would
+    # still appear (drawn again in-process), so the fallback is made to fail here.
+    import polars as pl
+
+    from mustmaybe.analysis import _figures
+
+    monkeypatch.setenv(drawer.FIGURES_ENV, "worker")
+
+    def no_redraw(self: drawer.FigureDrawer) -> None:
+        raise AssertionError("the worker failed: its figures were drawn again in-process")
+
+    monkeypatch.setattr(drawer.FigureDrawer, "_redraw", no_redraw)
+    rates = pl.DataFrame({"condition": ["P0", "P4"], "topology": ["single", "single"], "n": [5, 5],
+                          "P": [50.0, 20.0], "D": [10.0, 70.0], "unsafe": [5.0, 30.0]})
+    fig = drawer.FigureDrawer(10)
+    paths = [fig.draw(_figures.condition_bars, rates, tmp_path / f"{i}.png", simulated=i == 1, n="n = 10")
+             for i in range(2)]
+    fig.close()
+    assert all(p.stat().st_size > 1000 for p in paths)

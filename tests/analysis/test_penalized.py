@@ -121,3 +121,23 @@ def test_constant_outcome_or_no_main_matrix_says_why() -> None:
     assert all("constant" in n for n in t["note"].to_list())
     none = logistic_table(build_frames([make_episode(condition="G2")], domains={}).episodes, resamples=20)
     assert all("no main-matrix episode" in n for n in none["note"].to_list())
+
+
+def test_all_resamples_fitted_at_once_agree_with_one_by_one() -> None:
+    # Table 9's refits: every resample's cell weights in one batched Newton fit, the same steps and stopping
+    # rules as fit_logistic row by row (to the fit's own precision: its step halving stops at rounding noise).
+    from mustmaybe.analysis._logistic import fit_logistic_many
+
+    rng = np.random.default_rng(11)
+    for k in (1, 2, 3):
+        cells = np.array([[(i >> b) & 1 for b in range(k, -1, -1)] for i in range(2 ** (k + 1))], dtype=float)
+        cx, cy = cells[:, :-1], cells[:, -1]
+        weights = rng.poisson(rng.uniform(0, 200, len(cells)), size=(120, len(cells))).astype(float)
+        weights[:20, cy == 1] = 0.0  # one outcome class absent: the intercept runs off, the slopes stay finite
+        weights[20:30, cy == 0] = 0.0
+        start = np.append(fit_logistic(cx, cy, weights.mean(axis=0)).coef, 0.0)
+        one_by_one = np.array([fit_logistic(cx, cy, w, start=start).coef for w in weights])
+        together = fit_logistic_many(cx, cy, weights, start=start)
+        assert together.shape == (120, k)
+        assert np.all(np.isfinite(together))
+        np.testing.assert_allclose(together, one_by_one, rtol=1e-6, atol=1e-6)
