@@ -126,7 +126,7 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
             if not named:
                 v.unsure = "an alternative offered while the action waits, not in the task's words"
             nxt = rs[k + 1:]
-            dismissed = (r.reject or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
+            dismissed = (r.reject or vocab.WORTHLESS.search(w) is not None or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
                          or any(x.about_forbidden and not x.neg and (x.directive or x.reported) and not x.gate
                                 and x.clause.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
             if dismissed and not (r.prohibit and r.about_forbidden) and not (
