@@ -72,10 +72,9 @@ def compact_record(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     Every hop is held in full (each is one transmitted message, with its own score; two messages
     with equal scores keep one each). A stage's text and score point at its hop (a one-hop stage);
     a stage's score that is another hop's points at the last such hop, else at an earlier stage
-    held in full with it; the artifact's text points at
-    the last hop with it (else the last stage held in full with it), its score at that same place
-    when equal, else at the last hop, else the last stage held in full, with an equal score. The input
-    is left as it is; what changes is copied.
+    held in full with it; the artifact's text points at the last hop with it (else the last stage
+    held in full with it), its score at that same place when equal, else at the last hop, else the
+    last stage held in full, with an equal score. The input is left as it is; what changes is copied.
     """
     hops: list[dict[str, Any]] = data.get("hops") or []
     stages: list[dict[str, Any]] = data.get("stages") or []
