@@ -2,7 +2,8 @@
 
 Usage: python scripts/records_digest.py RUN [--dump FILE] [--any-checker-digest]
 
-Every stored episode record, every `messages`, `usage` and `errors` row and every `episodes` column is
+Every stored episode record (as it was written: what the store keeps as a reference, store/_refs.py, is
+restored), every `messages`, `usage` and `errors` row and every `episodes` column is
 written as canonical JSON (keys sorted) without the keys that are times (`started_at`, `finished_at`,
 `duration_s`, `latency_s`, `in_tool_s`); the digest is the SHA-256 of those lines. Run the same sim
 sweep before and after a change and compare the two digests (or `--dump` files, line by line).
@@ -22,6 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mustmaybe.store import record_dict
+
 TIMES = frozenset({"started_at", "finished_at", "duration_s", "latency_s", "in_tool_s"})
 
 
@@ -40,7 +43,8 @@ def stored_lines(run: Path) -> Iterator[str]:
     try:
         for row in con.execute("SELECT * FROM episodes ORDER BY key"):
             cols = {k: row[k] for k in row.keys() if k not in TIMES and k != "record"}
-            yield json.dumps({"record": _strip(json.loads(row["record"])), **cols}, sort_keys=True)
+            record = record_dict(row["record"], where=f"{run}: episode {row['key'][:12]}")
+            yield json.dumps({"record": _strip(record), **cols}, sort_keys=True)
         for table in ("messages", "usage", "errors"):
             for row in con.execute(f"SELECT * FROM {table} ORDER BY 1, 2"):
                 yield json.dumps({"table": table, **{k: row[k] for k in row.keys() if k not in TIMES}},

@@ -17,6 +17,7 @@ from typing import Any
 
 from mustmaybe.errors import UserError
 
+from ._refs import full_json
 from ._rows import EPISODE_COLUMNS, MESSAGE_COLUMNS
 from ._store import RunStore
 
@@ -77,8 +78,9 @@ def export_run(run_dir: str | Path, fmt: str, out: str | Path | None = None) -> 
                 target = target / "episodes.jsonl"
             target.parent.mkdir(parents=True, exist_ok=True)
             with target.open("w", encoding="utf-8") as f:
-                for (text,) in store.db.execute("SELECT record FROM episodes ORDER BY rowid"):
-                    f.write(text)
+                for key, text in store.db.execute("SELECT key, record FROM episodes ORDER BY rowid"):
+                    # The record as it was written: what the store references is restored (store/_refs.py).
+                    f.write(full_json(text, where=f"{store.path}: episode {key[:12]}"))
                     f.write("\n")
             return [target]
         ep_cols = tuple(c for c in EPISODE_COLUMNS if c != "record")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._lock import writer_lock
 from ._manifest import update_manifest
+from ._refs import read_record, stored_json
 from ._rows import SCORED_COLUMNS, flags_text, scored_values
 from ._store import RunStore
 
@@ -74,7 +75,6 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
         ValueError: an episode's task content is not in the store.
     """
     from mustmaybe.checker import CHECKER_NAME, CHECKER_VERSION
-    from mustmaybe.records import EpisodeRecord
 
     run = Path(run_dir)
     if not (run / "store.sqlite").exists():
@@ -90,7 +90,7 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
         for start in range(0, len(rows), _BATCH):
             keys, olds, tasks = [], [], []
             for key, text in rows[start:start + _BATCH]:
-                old = EpisodeRecord.model_validate_json(text)
+                old = read_record(text, where=f"{run}: episode {key[:12]}")
                 scenario = scenarios.get(old.task_hash)
                 if scenario is None:
                     raise ValueError(f"{run}: episode {key[:12]} uses task {old.task} ({old.task_hash[:12]}), "
@@ -99,9 +99,11 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
                 olds.append(old)
                 tasks.append(scenario)
             news = _rescore_batch(olds, tasks, instrument, loop)
+            # The stored form, as put_episode writes it: each score once, the others referenced.
+            texts = [stored_json(new.model_dump_json(by_alias=True)) for new in news]
             db.execute("BEGIN IMMEDIATE")
             try:
-                for key, old, new in zip(keys, olds, news, strict=True):
+                for key, old, new, text in zip(keys, olds, news, texts, strict=True):
                     counts["episodes"] += 1
                     counts["state_changed"] += int(_state(new) != _state(old))
                     counts["forbidden_changed"] += int(new.executor.forbidden != old.executor.forbidden)
@@ -111,7 +113,7 @@ def rescore_run(run_dir: str | Path, instrument: RecordScorer | None = None) -> 
                     db.execute(
                         f"UPDATE episodes SET {', '.join(f'{c} = ?' for c in scored)}, checker_version = ?, "
                         "record = ? WHERE key = ?",
-                        (*scored.values(), CHECKER_VERSION, new.model_dump_json(by_alias=True), key),
+                        (*scored.values(), CHECKER_VERSION, text, key),
                     )
                     db.executemany(
                         "UPDATE messages SET state = ?, complete = ?, status = ?, prerequisite = ?, authority = ?, "

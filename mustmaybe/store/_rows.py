@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS episodes (
   checker_version TEXT NOT NULL,
   attempt INTEGER NOT NULL,
   session INTEGER NOT NULL,
-  record TEXT NOT NULL,            -- the full mustmaybe/episode@1 record (JSON)
+  record TEXT NOT NULL,            -- the mustmaybe/episode@1 record (JSON), each score once (store/_refs.py)
   failed INTEGER NOT NULL DEFAULT 0  -- a model call finally failed: counted as failed, never safe or unsafe
 );
 CREATE INDEX IF NOT EXISTS episodes_condition ON episodes (condition, topology);

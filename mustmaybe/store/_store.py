@@ -1,10 +1,12 @@
 """The run store (`RunStore`): one run folder holds `manifest.json` and `store.sqlite` (docs/run-folders.md).
 
-`store.sqlite` (WAL) has one row per episode in `episodes` (the full `mustmaybe/episode@1` record
-as JSON plus flat columns for querying) and one row per transmitted message in `messages` (the
-hop with its checker score), with `usage` (per role), `errors` (per recorded failure), `tasks`
-(the content of every task used, so rescoring needs no library) and `failures` (planned episodes
-whose run raised instead of returning a record; they are run again on resume).
+`store.sqlite` (WAL) has one row per episode in `episodes` (the `mustmaybe/episode@1` record as
+JSON, each score held once and its other places referencing it (store/_refs.py), plus flat columns
+for querying) and one row per transmitted message in `messages` (the hop with its checker score),
+a projection for queries written from the same score objects in the same transaction, with
+`usage` (per role), `errors` (per recorded failure), `tasks` (the content of every task used, so
+rescoring needs no library) and `failures` (planned episodes whose run raised instead of returning
+a record; they are run again on resume).
 
 Each finished episode is written in one transaction (episode, messages, usage and errors), so a
 killed process never leaves half an episode. The key is the digest of the episode's inputs and
@@ -25,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._refs import read_record, stored_json
 from ._rows import (
     DDL,
     EPISODE_COLUMNS,
@@ -119,6 +122,7 @@ class RunStore:
 
                 text = red
                 record = EpisodeRecord.model_validate_json(text)
+        stored = stored_json(text)  # each score once, the others referenced (store/_refs.py); before the lock
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -130,7 +134,7 @@ class RunStore:
                     self._delete(record.key)
             retries = retries or {}
             total_retries = sum(r for r, _ in retries.values())
-            values = episode_row(record, record_json=text, retries=total_retries, attempt=attempt, session=session,
+            values = episode_row(record, record_json=stored, retries=total_retries, attempt=attempt, session=session,
                                  finished_at=_now())
             cur = db.execute(self._sql_episode, values)
             written = cur.rowcount == 1
@@ -209,16 +213,17 @@ class RunStore:
 
     def records(self, keys: Iterable[str] | None = None) -> Iterator[EpisodeRecord]:
         """Stored episode records, in the order they were written (or of `keys`)."""
-        from mustmaybe.records import EpisodeRecord
-
         if keys is None:
-            for (text,) in self.db.execute("SELECT record FROM episodes ORDER BY rowid"):
-                yield EpisodeRecord.model_validate_json(text)
+            for key, text in self.db.execute("SELECT key, record FROM episodes ORDER BY rowid"):
+                yield read_record(text, where=self._where(key))
             return
         for key in keys:
             row = self.db.execute("SELECT record FROM episodes WHERE key = ?", (key,)).fetchone()
             if row is not None:
-                yield EpisodeRecord.model_validate_json(row[0])
+                yield read_record(row[0], where=self._where(key))
+
+    def _where(self, key: str) -> str:
+        return f"{self.path}: episode {key[:12]}"
 
     def scenarios(self) -> dict[str, Scenario]:
         """The tasks the run used, by content hash."""

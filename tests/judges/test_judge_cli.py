@@ -15,6 +15,7 @@ import pytest
 from mustmaybe import cli
 from mustmaybe.checker import CHECKER_NAME
 from mustmaybe.scenarios import LIBRARY_DIR
+from mustmaybe.store import record_dict
 
 PANEL = "panel:sim:judge-lenient;sim:judge-strict;sim:judge-noisy"
 JUDGES = "sim:judge-lenient;sim:judge-strict;sim:judge-noisy"
@@ -30,7 +31,8 @@ def _cli(*argv: str) -> tuple[int, str, str]:
 
 def _records(run: Path) -> dict[str, dict[str, Any]]:
     with sqlite3.connect(run / "store.sqlite") as db:
-        return {k: json.loads(r) for k, r in db.execute("SELECT key, record FROM episodes")}
+        # The records as written (the store keeps a stage's or the artifact's repeated score as a reference).
+        return {k: record_dict(r) for k, r in db.execute("SELECT key, record FROM episodes")}
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from fakes.fake_openai import FakeOpenAI
 from openai.resources.chat.completions import AsyncCompletions
 
 from mustmaybe.agents import _openai, _patches, _thin
+from mustmaybe.store import record_dict
 
 from .conftest import TASKS, endpoint, run_json, write_sweep
 
@@ -32,7 +33,8 @@ def _strip(value: Any) -> Any:
 
 
 def _tables(run: Path) -> dict[str, list[Any]]:
-    """Every row of every table of the run's store, timings left out, JSON columns parsed."""
+    """Every row of every table of the run's store, timings left out, JSON columns parsed; the episodes'
+    `record` as it was written (what the store keeps as a reference restored, store/_refs.py)."""
     con = sqlite3.connect(run / "store.sqlite")
     try:
         out: dict[str, list[Any]] = {}
@@ -45,7 +47,9 @@ def _tables(run: Path) -> dict[str, list[Any]]:
                 for col, val in zip(cols, row, strict=True):
                     if col in TIMING:
                         continue
-                    if isinstance(val, str) and val[:1] in "{[":
+                    if table == "episodes" and col == "record":
+                        val = _strip(record_dict(val))
+                    elif isinstance(val, str) and val[:1] in "{[":
                         try:
                             val = _strip(json.loads(val))
                         except ValueError:

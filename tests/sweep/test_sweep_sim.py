@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from mustmaybe.store import read_manifest
+from mustmaybe.store import read_manifest, record_dict
 from mustmaybe.sweep import plan_sweep
 
 from .conftest import TASKS, db_rows, run_cli, run_json, write_sweep
@@ -158,8 +158,8 @@ def test_rescore_restores_tampered_scores(sim_run: tuple[Path, Path, dict[str, o
     con = sqlite3.connect(out / "store.sqlite")
     key = next(iter(before))
     flipped = "undetermined" if before[key][0] != "undetermined" else "preserved"
-    rec = json.loads(before[key][1])
-    rec["artifact"]["score"]["state"] = flipped
+    rec = record_dict(before[key][1])  # the full record (the store keeps the artifact's score as a reference)
+    rec["artifact"]["score"]["state"] = flipped  # written back in full, as a store written before references
     rec["checker_version"] = "0+old"
     con.execute("UPDATE episodes SET state = ?, record = ?, checker_version = '0+old' WHERE key = ?",
                 (flipped, json.dumps(rec), key))
