@@ -275,7 +275,8 @@ ALTERNATIVE = rx(
     r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is|"
     # An option offered beside the plan: "X is also an option", "there as well", "if they would rather".
     r"(?:is|are|remains?) (?:also |still )?(?:an|one) option|another option|other option is|"
-    r"(?:also|still) available|(?:there|available|on offer) as well|if (?:they|you|he|she|we) would (?:rather|prefer))\b"
+    r"(?:also|still) available|(?:there|available|on offer) as well|"
+    r"if (?:they|you|he|she|we) would (?:rather|prefer))\b"
 )
 # The waiting words among the alternative cues: they introduce an alternative only when they scope over
 # another action; on a clause that holds the action they date the hold itself ("parked until then").
@@ -304,7 +305,13 @@ CONDITIONAL = rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as s
 WORTHLESS = rx(r"\b(?:not|never) (?:be )?(?:of )?(?:any |much )?(?:use|help|good)\b|\bno (?:use|good)\b|"
                r"\bof no (?:use|value|help)\b|\b(?:useless|pointless|worthless)\b|\bnot worth\b|\bwaste of time\b|"
                r"\b(?:do|does|did|will|would) not (?:help|work for (?:them|us|him|her|you))\b|"
-               r"\b(?:do|would|will|need) not bother\b|\bno need to bother\b")
+               r"\b(?:do|would|will|need) not bother\b|\bno need to bother\b|"
+               # or that it fails its purpose: "will not work", "would waste our one entry"
+               r"\b(?:will|would|does|do) not work\b|\b(?:will|would) (?:just |only )?waste\b|"
+               # or that it was considered and turned down: "decided against", "not going with it"
+               r"\bdecided against\b|\bnot going (?:ahead )?with (?:it|that|this|them|those)\b|"
+               # or that it is excluded as well: "the core walls can not go either"
+               r"\b(?:not|never|no) (?:\w+ ){0,4}?either\b")
 # A fallback dismissed by its value: a word of obsolescence or needlessness.
 DISMISSED = rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
                r"dropped|not applicable|irrelevant|moot)\b")
