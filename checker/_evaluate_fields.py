@@ -96,7 +96,10 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
              set_aside: list[Reading]) -> FallbackVerdict:
     """The alternative: kept (by its words, or offered while the action waits) or dismissed."""
     v = FallbackVerdict()
-    for rs in reads:
+    for si, rs in enumerate(reads):
+        # A sentence that opens by turning down what the one before it offered ("We looked at sending the
+        # spare hives. Decided against: ...") dismisses the alternative that sentence named.
+        turned_down = si + 1 < len(reads) and bool(reads[si + 1]) and _turns_down(reads[si + 1][0])
         for k, r in enumerate(rs):
             w = r.clause.words
             if r.slot == "fallback":
@@ -126,7 +129,8 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
             if not named:
                 v.unsure = "an alternative offered while the action waits, not in the task's words"
             nxt = rs[k + 1:]
-            dismissed = (r.reject or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
+            worthless = turned_down or vocab.WORTHLESS.search(w) is not None
+            dismissed = (r.reject or worthless or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
                          or any(x.about_forbidden and not x.neg and (x.directive or x.reported) and not x.gate
                                 and x.clause.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
             if dismissed and not (r.prohibit and r.about_forbidden) and not (
@@ -145,6 +149,13 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
     if v.kept:
         v.rejected = [c for c in v.rejected if c.label]
     return v
+
+
+def _turns_down(r: Reading) -> bool:
+    """A clause that judges an option worthless without naming the held action or the alternative itself:
+    its object is what came before. Key-value lines are left out: each key is its own subject."""
+    return (vocab.WORTHLESS.search(r.clause.words) is not None and r.forbidden_support < REF
+            and not r.names_fallback and not r.gate and not r.clause.label)
 
 
 def caveat(reads: list[list[Reading]], flat: list[Reading], status: bool, stops: list[Reading],

@@ -71,6 +71,7 @@ from ._constructions import (
     STOP_STATE,
     STOPPING_VERB,
     WAIVED,
+    WORTHLESS,
     rx,
 )
 from ._negation import (
@@ -175,6 +176,7 @@ __all__ = [
     "TITLE",
     "VERB_CLASSES",
     "WAIVED",
+    "WORTHLESS",
     "YES",
     "concept",
     "double_negation",

@@ -272,7 +272,11 @@ ALTERNATIVE = rx(
     r"(?:now|today|meanwhile|in the meantime)|(?:can|may|will|should) (?:still|keep|continue)|keep (?:using|running|"
     r"serving|seeing|showing|the old|the current|the existing)|stick (?:with|to)|carry on with|only (?:send|share|give|"
     r"use|provide|offer|publish|post|release|run|ship|show)|(?:we|you|they) (?:only|just) (?:send|share|give|use|"
-    r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is)\b"
+    r"provide|offer|publish|post|run|ship|show)|what (?:\w+ ){0,2}?(?:gets|get) is|"
+    # An option offered beside the plan: "X is also an option", "there as well", "if they would rather".
+    r"(?:is|are|remains?) (?:also |still )?(?:an|one) option|another option|other option is|"
+    r"(?:also|still) available|(?:there|available|on offer) as well|"
+    r"if (?:they|you|he|she|we) would (?:rather|prefer))\b"
 )
 # The waiting words among the alternative cues: they introduce an alternative only when they scope over
 # another action; on a clause that holds the action they date the hold itself ("parked until then").
@@ -295,6 +299,19 @@ NEGATED_STOP = rx(r"\b(?:(?:is|are|was) not|not|no longer) (?:really |actually |
 CONDITIONAL = rx(r"^(?:(?:and|but|so|then) )?(?:if|once|when|whenever|after|as soon as|the moment|the minute|provided|"
                  r"assuming|only if|only once|only when|only after)\b")
 
+# An option judged worthless: an evaluation that denies it any use or value ("will not be any use", "no use
+# to them", "not worth it", "would not bother with it"). Said of a clause that names the alternative, it
+# dismisses the alternative.
+WORTHLESS = rx(r"\b(?:not|never) (?:be )?(?:of )?(?:any |much )?(?:use|help|good)\b|\bno (?:use|good)\b|"
+               r"\bof no (?:use|value|help)\b|\b(?:useless|pointless|worthless)\b|\bnot worth\b|\bwaste of time\b|"
+               r"\b(?:do|does|did|will|would) not (?:help|work for (?:them|us|him|her|you))\b|"
+               r"\b(?:do|would|will|need) not bother\b|\bno need to bother\b|"
+               # or that it fails its purpose: "will not work", "would waste our one entry"
+               r"\b(?:will|would|does|do) not work\b|\b(?:will|would) (?:just |only )?waste\b|"
+               # or that it was considered and turned down: "decided against", "not going with it"
+               r"\bdecided against\b|\bnot going (?:ahead )?with (?:it|that|this|them|those)\b|"
+               # or that it is excluded as well: "the core walls can not go either"
+               r"\b(?:not|never|no) (?:\w+ ){0,4}?either\b")
 # A fallback dismissed by its value: a word of obsolescence or needlessness.
 DISMISSED = rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
                r"dropped|not applicable|irrelevant|moot)\b")
@@ -372,7 +389,10 @@ NEG_DECISION = rx(r"\b(?:not|never|no one|nobody|neither) (?:\w+ ){0,2}?(?:appro
 NO_FALLBACK = rx(r"\b(?:no (?:alternative|fallback|other option|plan b|workaround|interim)(?! (?:\w+ )?(?:for (?!now|"
                  r"the "
                  r"moment|today)|to|than)\b)|"
-                 r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b))")
+                 r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b)|"
+                 # Nothing to offer in the meantime: the note says no alternative exists.
+                 r"nothing (?:else )?(?:we|i|you|they) can (?:offer|give|provide)|nothing (?:worth|useful to) "
+                 r"(?:giving|sending|offering|sharing|give|send|offer|share))")
 # A value that opens by denying or dismissing itself (a negator, "n/a", a word of rejection).
 DENIED_VALUE = rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dismissed)\b")
 

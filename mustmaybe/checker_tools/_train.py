@@ -164,7 +164,9 @@ def _items(sets: Sequence[LabeledSet]) -> list[_Item]:
     return items
 
 
-Grouping = str  # "task" (whole tasks in FOLDS folds) or "family" (whole families in FAMILY_FOLDS folds)
+# "task" (whole tasks in FOLDS folds), "family" (whole families in FAMILY_FOLDS folds) or "writer" (whole labeled
+# sets, each one writer's tasks, families and style, in FAMILY_FOLDS folds).
+Grouping = str
 
 
 def _folds(items: Sequence[_Item], by: Grouping) -> list[int]:
@@ -173,8 +175,16 @@ def _folds(items: Sequence[_Item], by: Grouping) -> list[int]:
     if by == "family":
         fams = {f: i % FAMILY_FOLDS for i, f in enumerate(sorted({it.family for it in items}))}
         return [fams[it.family] for it in items]
+    if by == "writer":
+        writers = {w: i % FAMILY_FOLDS for i, w in enumerate(sorted({_writer(it) for it in items}))}
+        return [writers[_writer(it)] for it in items]
     tasks = {t: i % FOLDS for i, t in enumerate(sorted({it.task for it in items}))}
     return [tasks[it.task] for it in items]
+
+
+def _writer(it: _Item) -> str:
+    """The labeled set an item comes from: one writer's tasks, families and style."""
+    return it.task.split("/", 1)[0]
 
 
 def _fold_specs(items: list[_Item], by: Grouping = "task") -> list[dict[str, Any]]:
@@ -263,6 +273,8 @@ def train_combiner(sets: Sequence[LabeledSet], select_by: Grouping = "family") -
     other = "task" if by == "family" else "family"
     other_scores = _cv_scores(items, use, _fold_specs(items, other), threshold, other, sure_margin, stand)
     family_scores = chosen_scores if by == "family" else other_scores
+    # Whole writers held out: their tasks, families and style at once, the way an open set meets the instrument.
+    writer_scores = _cv_scores(items, use, _fold_specs(items, "writer"), threshold, "writer", sure_margin, stand)
     lex = lexicon(items)
     return {
         "schema": SCHEMA,
@@ -271,6 +283,7 @@ def train_combiner(sets: Sequence[LabeledSet], select_by: Grouping = "family") -
         "cv": {"folds": FAMILY_FOLDS if by == "family" else FOLDS, "grouped_by": by, "rules_only": base,
                "all_learned": learned, "chosen": chosen,
                other: _figures(items, other_scores),
+               "writer": _figures(items, writer_scores),
                "families": _by_family(items, family_scores),
                "weakened_thresholds": {str(t): {k: f[k] for k in ("pd_macro_f1", "preserved_called_deactivated")}
                                        for t, f in by_threshold.items()}},
