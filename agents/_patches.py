@@ -173,6 +173,64 @@ def _make_discover_handlers(original: Any) -> Any:
     return classmethod(_discover_handlers)
 
 
+def _make_dump_component(original: Any) -> Any:
+    """`ComponentToConfig.dump_component` with each class's description worked out once.
+
+    A component without `component_description` is described by the first paragraph of its class
+    docstring, which the original recomputes on every dump by splitting the whole docstring four times;
+    GraphFlow's and AssistantAgent's run to many kilobytes, so that was half the CPU of dumping an
+    episode's team (the record's `team_config.component`). The rest is the original, line for line.
+    Upstream: compute the description once per class (`functools.cache` on a classmethod).
+    """
+    import warnings
+
+    from autogen_core._component_config import ComponentModel, _type_to_provider_str
+
+    described: dict[type, str | None] = {}
+
+    def _description(cls: type) -> str | None:
+        if cls not in described:
+            description = None
+            if cls.__doc__:
+                docstring = cls.__doc__.strip()
+                for marker in ["\n\nArgs:", "\n\nParameters:", "\n\nAttributes:", "\n\n"]:
+                    docstring = docstring.split(marker)[0]
+                description = docstring.strip()
+            described[cls] = description
+        return described[cls]
+
+    def dump_component(self: Any) -> Any:
+        if self.component_provider_override is not None:
+            provider = self.component_provider_override
+        else:
+            provider = _type_to_provider_str(self.__class__)
+            if "._" in provider:
+                warnings.warn(
+                    "Internal module name used in provider string. This is not recommended and may cause issues in "
+                    "the future. Silence this warning by setting component_provider_override to this value.",
+                    stacklevel=2,
+                )
+        if "<locals>" in provider:
+            raise TypeError("Cannot dump component with local class")
+        if not hasattr(self, "component_type"):
+            raise AttributeError("component_type not defined")
+        description = self.component_description
+        if description is None:
+            description = _description(self.__class__)
+        obj_config = self._to_config().model_dump(exclude_none=True)
+        return ComponentModel(
+            provider=provider,
+            component_type=self.component_type,
+            version=self.component_version,
+            component_version=self.component_version,
+            description=description,
+            label=self.component_label or self.__class__.__name__,
+            config=obj_config,
+        )
+
+    return dump_component
+
+
 # --- httpcore2: the idle-connection probe ------------------------------------------------------
 
 
@@ -260,6 +318,8 @@ PATCHES: tuple[Patch, ...] = (
     Patch("autogen-discover-handlers", "autogen-core", "0.7.5", "autogen_core._routed_agent:RoutedAgent",
           "_discover_handlers", "094ec8e8710db15daf6f1e37a3ae1a3568fff1b53a953c083f69e84fc3ac0201",
           _make_discover_handlers),
+    Patch("autogen-component-description", "autogen-core", "0.7.5", "autogen_core._component_config:ComponentToConfig",
+          "dump_component", "51b4aa4286abf13c92c6f52cd3d9f632b2d8b1961d75eb2e9044565e99388e0c", _make_dump_component),
     Patch("httpcore-idle-probe", "httpcore2", "2.16.2", "httpcore2._backends.anyio:AnyIOStream",
           "get_extra_info", "5a1fc78c3b92a83e389120b281d94bcbc5dc6905a0a83a7b15c0637308f79153", _make_get_extra_info),
     Patch("openai-chat-transform", "openai", "3.57.0", "openai.resources.chat.completions.completions",

@@ -195,6 +195,61 @@ def test_handler_discovery_is_unchanged(patched: None) -> None:
         assert cls._discover_handlers() is not cls._discover_handlers()  # callers get their own list
 
 
+def test_component_dumps_are_unchanged(patched: None) -> None:
+    """Every component of a built episode team, and classes described by their own docstring, a parent's,
+    none or an explicit description, dump as the original dumps them, whichever class is dumped first."""
+    from autogen_core import Component, ComponentBase
+    from pydantic import BaseModel
+
+    from mustmaybe.scenarios import find_task
+    from mustmaybe.teams import build_team, episode_spec
+
+    original = _patches._applied["autogen-component-description"][1]
+
+    class _Cfg(BaseModel):
+        x: int = 1
+
+    class Parent(ComponentBase[_Cfg], Component[_Cfg]):
+        """Parent's summary.
+
+        Args:
+            x: a number."""
+
+        component_type = "test"
+        component_config_schema = _Cfg
+        component_provider_override = "tests.Parent"
+
+        def _to_config(self) -> _Cfg:
+            return _Cfg()
+
+        @classmethod
+        def _from_config(cls, config: _Cfg) -> Parent:
+            return cls()
+
+    class Child(Parent):
+        """Child's own summary.\n\nMore."""
+
+    class Quiet(Parent):
+        pass
+
+    Quiet.__doc__ = None
+
+    class Described(Parent):
+        component_description = "set explicitly"
+
+    async def team_parts() -> list[Any]:
+        models = dict.fromkeys(("reviewer", "transformer", "executor"), "openai:m@http://127.0.0.1:9/v1")
+        team = build_team(episode_spec(find_task("vendor-summary-q3"), "G2", models=models, seed=2))
+        return [team.plan.team, *team.plan.participants, team.executor]
+
+    for obj in [*asyncio.run(team_parts()), Parent(), Child(), Quiet(), Described(), Child()]:
+        want = original(obj).model_dump(mode="json")
+        assert obj.dump_component().model_dump(mode="json") == want
+        assert obj.dump_component().model_dump(mode="json") == want  # the second time, from the cache
+    assert Child().dump_component().description == "Child's own summary."
+    assert Quiet().dump_component().description is None
+
+
 # --- httpcore2: the idle-connection probe ------------------------------------------------------
 
 
