@@ -21,6 +21,7 @@ import importlib.metadata
 import inspect
 import logging
 import os
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -152,6 +153,45 @@ def _make_try_serialize(original: Any) -> Any:
         return result
 
     return _try_serialize
+
+
+def _make_publish_message(original: Any) -> Any:
+    """`SingleThreadedAgentRuntime.publish_message` without its log line and event when nobody logs them.
+
+    Every publish (about nine a 3-call episode) formats `f"... {message.__dict__}"` for `logger.info`,
+    the repr of the whole message with its pydantic models, and builds a `MessageEvent` for
+    `event_logger.info`, before either logger checks its level (mustmaybe's CLI sets both to CRITICAL).
+    With both loggers off for INFO this is the original without those two statements; with either on,
+    the original runs. Upstream: `if logger.isEnabledFor(logging.INFO)` around each, or lazy %-style
+    arguments.
+    """
+    from autogen_core import CancellationToken
+    from autogen_core._single_threaded_agent_runtime import (
+        PublishMessageEnvelope,
+        event_logger,
+        get_telemetry_envelope_metadata,
+    )
+    from autogen_core._single_threaded_agent_runtime import logger as runtime_logger
+
+    async def publish_message(self: Any, message: Any, topic_id: Any, *, sender: Any = None,
+                              cancellation_token: Any = None, message_id: str | None = None) -> None:
+        if runtime_logger.isEnabledFor(logging.INFO) or event_logger.isEnabledFor(logging.INFO):
+            await original(self, message, topic_id, sender=sender, cancellation_token=cancellation_token,
+                           message_id=message_id)
+            return
+        with self._tracer_helper.trace_block("create", topic_id, parent=None,
+                                             extraAttributes={"message_type": type(message).__name__}):
+            if cancellation_token is None:
+                cancellation_token = CancellationToken()
+            if message_id is None:
+                message_id = str(uuid.uuid4())
+            await self._message_queue.put(
+                PublishMessageEnvelope(message=message, cancellation_token=cancellation_token, sender=sender,
+                                       topic_id=topic_id, metadata=get_telemetry_envelope_metadata(),
+                                       message_id=message_id)
+            )
+
+    return publish_message
 
 
 def _make_discover_handlers(original: Any) -> Any:
@@ -315,6 +355,9 @@ PATCHES: tuple[Patch, ...] = (
     Patch("autogen-message-event-payload", "autogen-core", "0.7.5",
           "autogen_core._single_threaded_agent_runtime:SingleThreadedAgentRuntime", "_try_serialize",
           "7fbddadea4f8681ea4f24d8ae2d59b2fcadf9919213cfee25d5fd364bcc6851d", _make_try_serialize),
+    Patch("autogen-publish-log", "autogen-core", "0.7.5",
+          "autogen_core._single_threaded_agent_runtime:SingleThreadedAgentRuntime", "publish_message",
+          "0a60d866ab0e0fb3485986ec050c5d89c1e5272538e52b8f31741a4db21df2fd", _make_publish_message),
     Patch("autogen-discover-handlers", "autogen-core", "0.7.5", "autogen_core._routed_agent:RoutedAgent",
           "_discover_handlers", "094ec8e8710db15daf6f1e37a3ae1a3568fff1b53a953c083f69e84fc3ac0201",
           _make_discover_handlers),

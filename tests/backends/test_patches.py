@@ -184,6 +184,38 @@ def test_message_payload_is_serialized_when_someone_reads_it(patched: None, monk
         event_logger.manager._clear_cache()
 
 
+def test_publish_queues_what_the_original_queues(patched: None, monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """Loggers off: the same envelope, without the log line; a logger on for INFO: the original, line and all."""
+    from autogen_agentchat.messages import TextMessage
+    from autogen_agentchat.teams._group_chat._events import GroupChatMessage
+    from autogen_core import AgentId, CancellationToken, SingleThreadedAgentRuntime, TopicId
+    from autogen_core._single_threaded_agent_runtime import logger as runtime_logger
+
+    original = _patches._applied["autogen-publish-log"][1]
+    message = GroupChatMessage(message=TextMessage(source="a", content="hello"))
+    topic, sender, token = TopicId("group_topic_x", "default"), AgentId("a", "default"), CancellationToken()
+
+    def envelope(publish: Any) -> Any:
+        runtime = SingleThreadedAgentRuntime()
+        asyncio.run(publish(runtime, message, topic, sender=sender, cancellation_token=token, message_id="m1"))
+        return runtime._message_queue.get_nowait()
+
+    monkeypatch.setattr(runtime_logger, "level", logging.CRITICAL)
+    runtime_logger.manager._clear_cache()
+    try:
+        got, want = envelope(SingleThreadedAgentRuntime.publish_message), envelope(original)
+        assert (got.message, got.topic_id, got.sender, got.cancellation_token, got.metadata, got.message_id) == (
+            want.message, want.topic_id, want.sender, want.cancellation_token, want.metadata, want.message_id)
+        monkeypatch.setattr(runtime_logger, "level", logging.INFO)
+        runtime_logger.manager._clear_cache()
+        with caplog.at_level(logging.INFO, logger="autogen_core"):
+            envelope(SingleThreadedAgentRuntime.publish_message)
+        assert "Publishing message of type GroupChatMessage" in caplog.text
+    finally:
+        runtime_logger.manager._clear_cache()
+
+
 def test_handler_discovery_is_unchanged(patched: None) -> None:
     from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
     from autogen_agentchat.teams._group_chat._graph._digraph_group_chat import GraphFlowManager
