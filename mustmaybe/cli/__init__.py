@@ -234,7 +234,7 @@ def _freeze_heap_at_exit() -> None:
     """Spare the interpreter's closing garbage collections (once per process).
 
     When Python exits it clears every module and runs the cyclic collector over the whole heap while
-    it does, several passes over the ~150,000 objects that AutoGen, the openai SDK and pydantic
+    it does, several passes over the ~140,000 objects that AutoGen, the openai SDK and pydantic
     import: about 0.3 s of CPU after every command that loaded them (measured on the peer benchmark).
     Nothing a command leaves needs those passes: stores are committed and closed, files are written
     unbuffered or closed, and the modules' own objects are still freed as their references go.
