@@ -21,6 +21,7 @@ import importlib.metadata
 import inspect
 import logging
 import os
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -154,6 +155,45 @@ def _make_try_serialize(original: Any) -> Any:
     return _try_serialize
 
 
+def _make_publish_message(original: Any) -> Any:
+    """`SingleThreadedAgentRuntime.publish_message` without its log line and event when nobody logs them.
+
+    Every publish (about nine a 3-call episode) formats `f"... {message.__dict__}"` for `logger.info`,
+    the repr of the whole message with its pydantic models, and builds a `MessageEvent` for
+    `event_logger.info`, before either logger checks its level (mustmaybe's CLI sets both to CRITICAL).
+    With both loggers off for INFO this is the original without those two statements; with either on,
+    the original runs. Upstream: `if logger.isEnabledFor(logging.INFO)` around each, or lazy %-style
+    arguments.
+    """
+    from autogen_core import CancellationToken
+    from autogen_core._single_threaded_agent_runtime import (
+        PublishMessageEnvelope,
+        event_logger,
+        get_telemetry_envelope_metadata,
+    )
+    from autogen_core._single_threaded_agent_runtime import logger as runtime_logger
+
+    async def publish_message(self: Any, message: Any, topic_id: Any, *, sender: Any = None,
+                              cancellation_token: Any = None, message_id: str | None = None) -> None:
+        if runtime_logger.isEnabledFor(logging.INFO) or event_logger.isEnabledFor(logging.INFO):
+            await original(self, message, topic_id, sender=sender, cancellation_token=cancellation_token,
+                           message_id=message_id)
+            return
+        with self._tracer_helper.trace_block("create", topic_id, parent=None,
+                                             extraAttributes={"message_type": type(message).__name__}):
+            if cancellation_token is None:
+                cancellation_token = CancellationToken()
+            if message_id is None:
+                message_id = str(uuid.uuid4())
+            await self._message_queue.put(
+                PublishMessageEnvelope(message=message, cancellation_token=cancellation_token, sender=sender,
+                                       topic_id=topic_id, metadata=get_telemetry_envelope_metadata(),
+                                       message_id=message_id)
+            )
+
+    return publish_message
+
+
 def _make_discover_handlers(original: Any) -> Any:
     """`RoutedAgent._discover_handlers` once per class instead of once per agent.
 
@@ -171,6 +211,64 @@ def _make_discover_handlers(original: Any) -> Any:
         return list(handlers)  # a fresh list, as before: callers may keep or extend it
 
     return classmethod(_discover_handlers)
+
+
+def _make_dump_component(original: Any) -> Any:
+    """`ComponentToConfig.dump_component` with each class's description worked out once.
+
+    A component without `component_description` is described by the first paragraph of its class
+    docstring, which the original recomputes on every dump by splitting the whole docstring four times;
+    GraphFlow's and AssistantAgent's run to many kilobytes, so that was half the CPU of dumping an
+    episode's team (the record's `team_config.component`). The rest is the original, line for line.
+    Upstream: compute the description once per class (`functools.cache` on a classmethod).
+    """
+    import warnings
+
+    from autogen_core._component_config import ComponentModel, _type_to_provider_str
+
+    described: dict[type, str | None] = {}
+
+    def _description(cls: type) -> str | None:
+        if cls not in described:
+            description = None
+            if cls.__doc__:
+                docstring = cls.__doc__.strip()
+                for marker in ["\n\nArgs:", "\n\nParameters:", "\n\nAttributes:", "\n\n"]:
+                    docstring = docstring.split(marker)[0]
+                description = docstring.strip()
+            described[cls] = description
+        return described[cls]
+
+    def dump_component(self: Any) -> Any:
+        if self.component_provider_override is not None:
+            provider = self.component_provider_override
+        else:
+            provider = _type_to_provider_str(self.__class__)
+            if "._" in provider:
+                warnings.warn(
+                    "Internal module name used in provider string. This is not recommended and may cause issues in "
+                    "the future. Silence this warning by setting component_provider_override to this value.",
+                    stacklevel=2,
+                )
+        if "<locals>" in provider:
+            raise TypeError("Cannot dump component with local class")
+        if not hasattr(self, "component_type"):
+            raise AttributeError("component_type not defined")
+        description = self.component_description
+        if description is None:
+            description = _description(self.__class__)
+        obj_config = self._to_config().model_dump(exclude_none=True)
+        return ComponentModel(
+            provider=provider,
+            component_type=self.component_type,
+            version=self.component_version,
+            component_version=self.component_version,
+            description=description,
+            label=self.component_label or self.__class__.__name__,
+            config=obj_config,
+        )
+
+    return dump_component
 
 
 # --- httpcore2: the idle-connection probe ------------------------------------------------------
@@ -257,9 +355,14 @@ PATCHES: tuple[Patch, ...] = (
     Patch("autogen-message-event-payload", "autogen-core", "0.7.5",
           "autogen_core._single_threaded_agent_runtime:SingleThreadedAgentRuntime", "_try_serialize",
           "7fbddadea4f8681ea4f24d8ae2d59b2fcadf9919213cfee25d5fd364bcc6851d", _make_try_serialize),
+    Patch("autogen-publish-log", "autogen-core", "0.7.5",
+          "autogen_core._single_threaded_agent_runtime:SingleThreadedAgentRuntime", "publish_message",
+          "0a60d866ab0e0fb3485986ec050c5d89c1e5272538e52b8f31741a4db21df2fd", _make_publish_message),
     Patch("autogen-discover-handlers", "autogen-core", "0.7.5", "autogen_core._routed_agent:RoutedAgent",
           "_discover_handlers", "094ec8e8710db15daf6f1e37a3ae1a3568fff1b53a953c083f69e84fc3ac0201",
           _make_discover_handlers),
+    Patch("autogen-component-description", "autogen-core", "0.7.5", "autogen_core._component_config:ComponentToConfig",
+          "dump_component", "51b4aa4286abf13c92c6f52cd3d9f632b2d8b1961d75eb2e9044565e99388e0c", _make_dump_component),
     Patch("httpcore-idle-probe", "httpcore2", "2.16.2", "httpcore2._backends.anyio:AnyIOStream",
           "get_extra_info", "5a1fc78c3b92a83e389120b281d94bcbc5dc6905a0a83a7b15c0637308f79153", _make_get_extra_info),
     Patch("openai-chat-transform", "openai", "3.57.0", "openai.resources.chat.completions.completions",

@@ -200,9 +200,26 @@ class RetryingClient(DelegatingClient):
     async def _create(self, messages: Sequence[LLMMessage], args: CallArgs) -> CreateResult:
         self.calls += 1
         self.call_errors = []
+        # The first attempt runs outside tenacity: nearly every call succeeds at once, and tenacity's
+        # retry objects form reference cycles (its IterState holds bound methods of its AsyncRetrying,
+        # which holds this client through `before_sleep`), so each call left them, and this client with
+        # its episode's objects, for the cyclic collector (tests/teams/test_release.py). A first failure
+        # is handed to tenacity as its attempt 1, so what is retried, the waits and the counters are
+        # exactly as if tenacity had made that attempt itself.
+        first: Exception | None = None
+        try:
+            self.attempts += 1
+            return await self.inner.create(messages, **args.kwargs())
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            first = exc
         try:
             async for attempt in self._retrying():
                 with attempt:
+                    if first is not None:
+                        replay, first = first, None
+                        raise replay
                     self.attempts += 1
                     return await self.inner.create(messages, **args.kwargs())
         except asyncio.CancelledError:

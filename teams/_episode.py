@@ -18,7 +18,6 @@ waiting for them; the CancelledError propagates and no record is returned.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -42,6 +41,7 @@ from ._build import EpisodeTeam
 from ._controls import enforce_control
 from ._gate import check_action
 from ._outcome import apply_receipt, executor_outcome
+from ._release import release_runtime
 from ._replay import repair_text, replay_base, restored_fields, verify_control
 from ._sidecar import safe_score, score_artifact_text
 
@@ -120,8 +120,13 @@ async def _run_team(team: EpisodeTeam, spec: EpisodeSpec, token: CancellationTok
     finally:
         # A failed run can leave the runtime stopped already. When stopping, do not wait for the
         # handlers still in flight: their calls were cancelled above.
-        with contextlib.suppress(Exception):
+        try:
             await (team.runtime.stop() if stopping else team.runtime.stop_when_idle())
+        except Exception:  # a failed run can leave it stopped already: nothing more to do with it
+            pass
+        else:
+            if not stopping:  # idle: no handler is left that could still look an agent up
+                release_runtime(team.runtime)
     return errors
 
 

@@ -76,6 +76,8 @@ def _secret(key: str) -> bool:
 
 def sanitize(node: Any, where: str = "", removed: list[str] | None = None) -> Any:
     """A copy of `node` without secrets (api keys, tokens, auth headers); `removed` collects their paths."""
+    if removed is None:  # no paths wanted: the same copy without building one for every node
+        return _sanitized(node, where.endswith("headers"))
     if isinstance(node, dict):
         out = {}
         for k, v in node.items():
@@ -88,6 +90,22 @@ def sanitize(node: Any, where: str = "", removed: list[str] | None = None) -> An
         return out
     if isinstance(node, list):
         return [sanitize(v, f"{where}[{i}]", removed) for i, v in enumerate(node)]
+    return node
+
+
+def _sanitized(node: Any, in_headers: bool) -> Any:
+    """`sanitize(node)` with `in_headers` for "the path of `node` ends with `headers`" (a dict's key is the
+    end of its value's path; a list item's path ends with its index)."""
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            key = str(k)
+            if _secret(key) or (in_headers and key.lower() in _SECRET_HEADERS):
+                continue
+            out[k] = _sanitized(v, key.endswith("headers"))
+        return out
+    if isinstance(node, list):
+        return [_sanitized(v, False) for v in node]
     return node
 
 

@@ -184,6 +184,38 @@ def test_message_payload_is_serialized_when_someone_reads_it(patched: None, monk
         event_logger.manager._clear_cache()
 
 
+def test_publish_queues_what_the_original_queues(patched: None, monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    """Loggers off: the same envelope, without the log line; a logger on for INFO: the original, line and all."""
+    from autogen_agentchat.messages import TextMessage
+    from autogen_agentchat.teams._group_chat._events import GroupChatMessage
+    from autogen_core import AgentId, CancellationToken, SingleThreadedAgentRuntime, TopicId
+    from autogen_core._single_threaded_agent_runtime import logger as runtime_logger
+
+    original = _patches._applied["autogen-publish-log"][1]
+    message = GroupChatMessage(message=TextMessage(source="a", content="hello"))
+    topic, sender, token = TopicId("group_topic_x", "default"), AgentId("a", "default"), CancellationToken()
+
+    def envelope(publish: Any) -> Any:
+        runtime = SingleThreadedAgentRuntime()
+        asyncio.run(publish(runtime, message, topic, sender=sender, cancellation_token=token, message_id="m1"))
+        return runtime._message_queue.get_nowait()
+
+    monkeypatch.setattr(runtime_logger, "level", logging.CRITICAL)
+    runtime_logger.manager._clear_cache()
+    try:
+        got, want = envelope(SingleThreadedAgentRuntime.publish_message), envelope(original)
+        assert (got.message, got.topic_id, got.sender, got.cancellation_token, got.metadata, got.message_id) == (
+            want.message, want.topic_id, want.sender, want.cancellation_token, want.metadata, want.message_id)
+        monkeypatch.setattr(runtime_logger, "level", logging.INFO)
+        runtime_logger.manager._clear_cache()
+        with caplog.at_level(logging.INFO, logger="autogen_core"):
+            envelope(SingleThreadedAgentRuntime.publish_message)
+        assert "Publishing message of type GroupChatMessage" in caplog.text
+    finally:
+        runtime_logger.manager._clear_cache()
+
+
 def test_handler_discovery_is_unchanged(patched: None) -> None:
     from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
     from autogen_agentchat.teams._group_chat._graph._digraph_group_chat import GraphFlowManager
@@ -193,6 +225,61 @@ def test_handler_discovery_is_unchanged(patched: None) -> None:
         want = original(cls)
         assert cls._discover_handlers() == want and cls._discover_handlers() == want
         assert cls._discover_handlers() is not cls._discover_handlers()  # callers get their own list
+
+
+def test_component_dumps_are_unchanged(patched: None) -> None:
+    """Every component of a built episode team, and classes described by their own docstring, a parent's,
+    none or an explicit description, dump as the original dumps them, whichever class is dumped first."""
+    from autogen_core import Component, ComponentBase
+    from pydantic import BaseModel
+
+    from mustmaybe.scenarios import find_task
+    from mustmaybe.teams import build_team, episode_spec
+
+    original = _patches._applied["autogen-component-description"][1]
+
+    class _Cfg(BaseModel):
+        x: int = 1
+
+    class Parent(ComponentBase[_Cfg], Component[_Cfg]):
+        """Parent's summary.
+
+        Args:
+            x: a number."""
+
+        component_type = "test"
+        component_config_schema = _Cfg
+        component_provider_override = "tests.Parent"
+
+        def _to_config(self) -> _Cfg:
+            return _Cfg()
+
+        @classmethod
+        def _from_config(cls, config: _Cfg) -> Parent:
+            return cls()
+
+    class Child(Parent):
+        """Child's own summary.\n\nMore."""
+
+    class Quiet(Parent):
+        pass
+
+    Quiet.__doc__ = None
+
+    class Described(Parent):
+        component_description = "set explicitly"
+
+    async def team_parts() -> list[Any]:
+        models = dict.fromkeys(("reviewer", "transformer", "executor"), "openai:m@http://127.0.0.1:9/v1")
+        team = build_team(episode_spec(find_task("vendor-summary-q3"), "G2", models=models, seed=2))
+        return [team.plan.team, *team.plan.participants, team.executor]
+
+    for obj in [*asyncio.run(team_parts()), Parent(), Child(), Quiet(), Described(), Child()]:
+        want = original(obj).model_dump(mode="json")
+        assert obj.dump_component().model_dump(mode="json") == want
+        assert obj.dump_component().model_dump(mode="json") == want  # the second time, from the cache
+    assert Child().dump_component().description == "Child's own summary."
+    assert Quiet().dump_component().description is None
 
 
 # --- httpcore2: the idle-connection probe ------------------------------------------------------

@@ -194,3 +194,32 @@ def test_team_stages_are_turns_whatever_the_agents_are_called() -> None:
     assert [(p.label, p.kind) for p in plan_stages(hops, "team")] == [
         ("reviewer", "statement"), ("turn 1", "handoff"), ("turn 2", "handoff"), ("turn 3", "handoff")]
     assert [p.kind for p in plan_stages(hops)][1:] == ["round", "summary", "plan"]  # our consensus/planner names
+
+
+def test_sanitize_without_paths_removes_what_it_removes_with_them() -> None:
+    """The path-free copy (the record's team_config.component, every episode) equals the one that
+    reports removed paths (a loaded user team), on nested secrets, header dicts and lists."""
+    import random
+
+    from mustmaybe.teams._user_team import sanitize
+
+    keys = ["a", "headers", "x_headers", "Authorization", "api_key", "my_api_key", "token", "api-key",
+            "X-Api-Key", "", "password", "default_headers"]
+    rng = random.Random(7)
+
+    def tree(depth: int) -> Any:
+        r = rng.random()
+        if depth < 5 and r < 0.45:
+            return {rng.choice(keys): tree(depth + 1) for _ in range(rng.randint(0, 4))}
+        if depth < 5 and r < 0.7:
+            return [tree(depth + 1) for _ in range(rng.randint(0, 3))]
+        return rng.choice([1, "s", None, ""])
+
+    stripped = 0
+    for _ in range(3000):
+        node = tree(0)
+        for where in ("", "headers", "config.default_headers", "x[0]"):
+            removed: list[str] = []
+            assert sanitize(node, where) == sanitize(node, where, removed)
+            stripped += len(removed)
+    assert stripped > 100  # the trees did hold secrets to remove
