@@ -16,6 +16,7 @@ out of `max_tokens` first; `finish_reason` then says "length").
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import threading
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -88,8 +89,23 @@ def load_local_model(n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None) -
             kwargs: dict[str, Any] = {"model_path": str(path), "n_ctx": n_ctx, "verbose": False}
             if n_threads is not None:
                 kwargs["n_threads"] = n_threads
+            if not _MODELS:
+                atexit.register(_close_models)
             model = _MODELS[key] = Llama(**kwargs)
         return model
+
+
+def _close_models() -> None:
+    """Free the loaded models before the interpreter tears its modules down.
+
+    Left to `Llama.__del__` at teardown, the free runs after llama_cpp's own functions are gone and
+    prints an "Exception ignored" traceback on every exit (the CLI freezes the heap at exit, so the
+    closing collections no longer free the models earlier).
+    """
+    with _LLAMA_LOCK:
+        for model in _MODELS.values():
+            model.close()
+        _MODELS.clear()
 
 
 def _text(content: Any, what: str) -> str:
