@@ -96,18 +96,27 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
              set_aside: list[Reading]) -> FallbackVerdict:
     """The alternative: kept (by its words, or offered while the action waits) or dismissed."""
     v = FallbackVerdict()
+    judged: list[Clause] = []  # dismissed by a verdict on the option's worth, not by a bare negation
+    offers: set[int] = set()  # kept clauses that offer the option (an alternative cue, a directive, a keyed value)
     for si, rs in enumerate(reads):
         # A sentence that opens by turning down what the one before it offered ("We looked at sending the
         # spare hives. Decided against: ...") dismisses the alternative that sentence named.
         turned_down = si + 1 < len(reads) and bool(reads[si + 1]) and _turns_down(reads[si + 1][0])
+        value_denied = False  # a keyed value that opens by denying itself ("Meanwhile: nothing to send - ...")
         for k, r in enumerate(rs):
             w = r.clause.words
             if r.slot == "fallback":
                 if vocab.ABSENT_VALUE.match(w):
                     continue
-                if vocab.EMPTY_VALUE.match(w) or vocab.DENIED_VALUE.match(w) or vocab.DISMISSED.search(w):
+                if vocab.EMPTY_VALUE.match(w) or vocab.DENIED_VALUE.match(w) or vocab.DISMISSED.search(w) or (
+                        vocab.WORTHLESS.search(w) or vocab.REJECTED_VALUE.search(w)):
                     v.rejected.append(r.clause)
-                elif not r.about_forbidden:
+                    value_denied = value_denied or k == 0
+                    if k > 0 and (vocab.REJECTED_VALUE.search(w) or vocab.WORTHLESS.search(w)
+                                  or vocab.DISMISSED.search(w)):
+                        judged.append(r.clause)  # the value's own verdict on itself: "cold menu - rejected"
+
+                elif not r.about_forbidden and not value_denied:
                     v.kept.append(r.clause)
                 continue
             # The task's fallback by its words, or — in a note that keeps the stop — any alternative offered
@@ -129,16 +138,28 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
             if not named:
                 v.unsure = "an alternative offered while the action waits, not in the task's words"
             nxt = rs[k + 1:]
-            worthless = turned_down or vocab.WORTHLESS.search(w) is not None
+            # An option reported as considered ("we looked at X") and declined later in the same sentence ("..., so we
+            # are not filing one"): the negated clause, which names neither the held action nor its condition, has
+            # the option as its object.
+            declined = vocab.CONSIDERED.search(w) is not None and any(
+                x.neg and x.forbidden_support < REF and not x.gate and not x.names_prerequisite for x in nxt)
+            worth = turned_down or declined or vocab.WORTHLESS.search(w) is not None
+            worthless = worth or vocab.EXCLUDED_TOO.search(w) is not None
             dismissed = (r.reject or worthless or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
                          or any(x.about_forbidden and not x.neg and (x.directive or x.reported) and not x.gate
                                 and x.clause.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
-            if dismissed and not (r.prohibit and r.about_forbidden) and not (
-                    r.forbidden_support > 0 and negates_after_fallback(comp, r)):
+            # A verdict on the option's worth dismisses it even when a negation follows its words ("the window
+            # option is a non-starter ... they would rather not come"); a bare negation there is the held action's.
+            if dismissed and not (r.prohibit and r.about_forbidden) and (worth or not (
+                    r.forbidden_support > 0 and negates_after_fallback(comp, r))):
                 v.rejected.append(r.clause)
                 v.notes.append(f"fallback dismissed: {w!r}")
+                if worth:
+                    judged.append(r.clause)
                 continue
             v.kept.append(r.clause)
+            if r.alt_cue or r.clause.label or (r.directive and r.names_fallback):
+                offers.add(id(r.clause))
     none_said = [r.clause for r in flat if vocab.NO_FALLBACK.search(r.clause.words) and not r.clause.question]
     if none_said:
         v.kept = []
@@ -146,15 +167,36 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
     if set_aside:
         v.kept = [c for c in v.kept if all(c is not r.clause for r in set_aside)]
         v.rejected += [r.clause for r in set_aside]
+    # Read in order, the latest statement about the alternative is the one that binds: an option offered and then
+    # turned down ("we looked at X ... dropped") is dismissed; after the dismissal only a clause that offers it
+    # again keeps it ("Ridgeback stays home" restates the decision, it does not offer anything). A keyed value
+    # stands against free text, except for the value's own later words.
+    last = judged[-1] if judged else None
+    if v.kept and last is not None and not any(
+            (c.label and c.sent != last.sent) or (id(c) in offers and _position(c) > _position(last)) for c in v.kept):
+        v.kept = []
     if v.kept:
         v.rejected = [c for c in v.rejected if c.label]
     return v
 
 
+def _position(c: Clause) -> tuple[int, int]:
+    return (c.sent, c.start)
+
+
+_CONNECTIVES = frozenset({"so", "that", "this", "it", "is", "was", "but", "and", "then", "which", "we"})
+
+
 def _turns_down(r: Reading) -> bool:
     """A clause that judges an option worthless without naming the held action or the alternative itself:
     its object is what came before. Key-value lines are left out: each key is its own subject."""
-    return (vocab.WORTHLESS.search(r.clause.words) is not None and r.forbidden_support < REF
+    w = r.clause.words
+    m = vocab.WORTHLESS.search(w)
+    # A sentence that opens with the verdict ("Decided against: they would underperform on ...", "So that is off
+    # the table") has the option before it as its object, whatever its reasons mention.
+    opens = m is not None and set(w[:m.start()].split()) <= _CONNECTIVES
+    m = m or vocab.EXCLUDED_TOO.search(w)
+    return (m is not None and (r.forbidden_support < REF or opens)
             and not r.names_fallback and not r.gate and not r.clause.label)
 
 

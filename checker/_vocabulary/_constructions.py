@@ -310,8 +310,21 @@ WORTHLESS = rx(r"\b(?:not|never) (?:be )?(?:of )?(?:any |much )?(?:use|help|good
                r"\b(?:will|would|does|do) not work\b|\b(?:will|would) (?:just |only )?waste\b|"
                # or that it was considered and turned down: "decided against", "not going with it"
                r"\bdecided against\b|\bnot going (?:ahead )?with (?:it|that|this|them|those)\b|"
-               # or that it is excluded as well: "the core walls can not go either"
-               r"\b(?:not|never|no) (?:\w+ ){0,4}?either\b")
+               r"\b(?:drop|scrap|shelve|forget) (?:it|that|this|the idea)\b|"
+               # or a verdict of rejection on it: "a non-starter", "off the table", "ruled out", "not viable"
+               r"\bnon starter\b|\bno go\b|\bdead end\b|\bnot (?:viable|workable|feasible|practical|realistic)\b|"
+               r"\b(?:ruled|turned) (?:it |that |this |them )?(?:out|down)\b|\boff the table\b|"
+               r"\bout of the question\b|\bnot (?:very |really |at all )?useful\b|\bunhelpful\b|"
+               r"\b(?:is|are|was|were) not going to (?:work|help)\b|\bnot think (?:\w+ ){0,3}?worth\b|"
+               # or that it can not be had: "the spare is not available", "unavailable"
+               r"\b(?:is|are|was|were) (?:not|no longer) available\b|\bunavailable\b")
+# An option reported as weighed, not yet offered: "we looked at X", "I considered X", "X came up".
+CONSIDERED = rx(r"\b(?:looked at|looked into|considered|thought about|explored|discussed|talked about|weighed|"
+                r"floated|came up)\b")
+# An option excluded as well as the held action: "the core walls can not go either".
+EXCLUDED_TOO = rx(r"\b(?:not|never|no) (?:\w+ ){0,4}?either\b")
+# A value rejected by a bare participle or verdict after it ("cold menu - rejected").
+REJECTED_VALUE = rx(r"\b(?:rejected|declined|refused|ruled out|turned down|vetoed)\b")
 # A fallback dismissed by its value: a word of obsolescence or needlessness.
 DISMISSED = rx(r"\b(?:superseded|not needed|not required|unnecessary|obsolete|no longer|not an option|skip(?:ped)?|"
                r"dropped|not applicable|irrelevant|moot)\b")
@@ -391,7 +404,9 @@ NO_FALLBACK = rx(r"\b(?:no (?:alternative|fallback|other option|plan b|workaroun
                  r"moment|today)|to|than)\b)|"
                  r"nothing else (?:we|you|they) can do|no other way(?! (?:\w+ )?(?:for|to)\b)|"
                  # Nothing to offer in the meantime: the note says no alternative exists.
-                 r"nothing (?:else )?(?:we|i|you|they) can (?:offer|give|provide)|nothing (?:worth|useful to) "
+                 r"nothing (?:else )?(?:we|i|you|they) can (?:offer|give|provide)|"
+                 r"nothing (?:else )?(?:we|i|you|they) can do (?:for (?:them|him|her|you) )?"
+                 r"(?:in the meantime|meanwhile|for now|until then)|nothing (?:worth|useful to) "
                  r"(?:giving|sending|offering|sharing|give|send|offer|share))")
 # A value that opens by denying or dismissing itself (a negator, "n/a", a word of rejection).
 DENIED_VALUE = rx(r"^(?:no|none|not|never|n a|na|nothing|skip|drop|rejected|dismissed)\b")

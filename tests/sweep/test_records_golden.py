@@ -24,7 +24,7 @@ from .test_fast_path import _tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-SWEEP_DIGEST = "d9b6cfc6cd124e909c02c039601ad67fe35ea80513dc03f14fab658b596fc244"
+SWEEP_DIGEST = "7e06a1579bab1d2004203e46c4635a2c4369d85749950511e0d4da7eda87cacb"
 REPORT_DIGEST = "205212f61cf60172f17467dc6577809aacc589f7507131c36e17c662c25503a3"
 
 
