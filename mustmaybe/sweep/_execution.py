@@ -41,12 +41,15 @@ _SWEEP_GC_THRESHOLD = (20_000, 20, 100)
 def lean_runtime() -> Iterator[None]:
     """Run the episodes with a frozen heap, a larger young generation, idle tracing off and the dependency
     patches on (agents/_patches.py: diagnostics nobody reads, the idle-connection probe, the SDK's
-    parameter walk); restore all four."""
+    parameter walk); restore all four. The collector is on for the episodes: a start-up pause
+    (mustmaybe/_collector.py) ends here, once the heap it built is frozen."""
+    from mustmaybe._collector import resume
     from mustmaybe.agents import dependency_patches
 
     old = gc.get_threshold()
     gc.freeze()  # no collect first: a full pass costs ~65 ms of start-up; unfreeze() hands leftovers back
     gc.set_threshold(*_SWEEP_GC_THRESHOLD)
+    resume()  # the collector, off while `mustmaybe sweep` imported and planned (mustmaybe/_collector.py)
     # Each episode's runtime opens ~80 spans. With no OpenTelemetry provider configured they go
     # nowhere; AutoGen's switch then skips the proxy tracer layer (~1.2 µs a span). An explicit
     # setting of the variable, or a configured provider, is left alone.
