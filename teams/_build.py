@@ -28,7 +28,6 @@ from mustmaybe.agents import (
     prompts,
 )
 from mustmaybe.records import EpisodeSpec, Role, TeamSource
-from mustmaybe.sim import SimContext
 
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
@@ -144,9 +143,13 @@ class _Agents:
         ctx = ClientContext(role=role, agent=agent, seed=spec.seed, params=params, endpoint=spec.endpoint(role),
                             substrate=spec.substrate)
         # What only a simulated model is told; a real backend learns the episode from its prompt alone.
-        sim = SimContext(condition=cond.id, transform=cond.transform, style=cond.style, hop=hop,
-                         requested_action=spec.scenario.requested_action.id,
-                         fallback_action=spec.scenario.blocker.fallback_action) if ms.backend == "sim" else None
+        sim = None
+        if ms.backend == "sim":
+            from mustmaybe.sim import SimContext  # the simulator is imported by sweeps that use it only
+
+            sim = SimContext(condition=cond.id, transform=cond.transform, style=cond.style, hop=hop,
+                             requested_action=spec.scenario.requested_action.id,
+                             fallback_action=spec.scenario.blocker.fallback_action)
         rec = build_client(ms, ctx, sim=sim, json_output=json_output, timeout_s=spec.params[role].timeout_s,
                            sharing=self.sharing)
         self.clients[agent] = rec
