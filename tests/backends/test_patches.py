@@ -308,3 +308,40 @@ def test_idle_probe_answers_as_before(patched: None) -> None:
         return seen
 
     assert asyncio.run(run()) == [(False, False), (True, True)]
+
+
+# A tool whose schema has references: AutoGen resolves them with jsonref (agents/_deferred.py defers it).
+_TOOL_PROBE = """
+import json, sys
+import mustmaybe.agents
+before = "requests" in sys.modules
+from autogen_core.tools import FunctionTool
+from pydantic import BaseModel
+class Inner(BaseModel):
+    x: int
+class Outer(BaseModel):
+    a: Inner
+    b: list[Inner]
+def f(o: Outer) -> str:
+    return "ok"
+print(json.dumps({"requests_before_use": before, "schema": FunctionTool(f, description="d").schema}))
+"""
+
+
+def test_jsonref_runs_on_first_use_and_resolves_a_tool_schema_as_before() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def probe(patches: str) -> dict[str, Any]:
+        proc = subprocess.run([sys.executable, "-c", _TOOL_PROBE], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "MUSTMAYBE_DEPENDENCY_PATCHES": patches}, check=True)
+        out: dict[str, Any] = json.loads(proc.stdout)
+        return out
+
+    deferred, plain = probe("on"), probe("off")
+    assert deferred["requests_before_use"] is False  # nothing ran jsonref's body (and its requests import)
+    assert plain["requests_before_use"] is True
+    assert deferred["schema"] == plain["schema"]
+    assert "$ref" not in json.dumps(deferred["schema"])  # the references were resolved

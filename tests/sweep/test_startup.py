@@ -1,20 +1,26 @@
 """A sweep's start-up costs only what its episodes need (docs/performance.md, issue 23, third round).
 
 The imports and the plan run with the cyclic collector paused and the episodes with it on
-(mustmaybe/_collector.py).
+(mustmaybe/_collector.py); a `sweep --json` loads no rich (nothing is drawn), a sweep of real models no
+simulator, and AutoGen's tool-schema helper (jsonref, with `requests`) only when a tool needs it
+(agents/_deferred.py).
 """
 
 from __future__ import annotations
 
 import gc
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.fake_openai import FakeOpenAI
 
 from mustmaybe import _collector
 
-from .conftest import run_json, write_sweep
+from .conftest import endpoint, run_json, write_sweep
 
 
 def test_the_pause_turns_the_collector_off_and_back_on() -> None:
@@ -73,3 +79,34 @@ def test_a_sweep_plans_with_the_collector_off_and_runs_its_episodes_with_it_on(
     code, _ = run_json(capsys, "sweep", str(sweep), "--dry-run", "--json")
     assert code == 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+# Runs `mustmaybe sweep` through the CLI's entry point in a fresh interpreter, then writes the exit code and
+# which of the watched modules that interpreter had imported.
+_PROBE = """
+import json, sys
+from mustmaybe.cli import main
+code = main(sys.argv[2:])
+watched = ("rich", "requests", "urllib3", "mustmaybe.sim")
+jsonref = sys.modules.get("jsonref")
+with open(sys.argv[1], "w") as f:
+    json.dump({"code": code, "loaded": [m for m in watched if m in sys.modules],
+               "jsonref": None if jsonref is None else type(jsonref).__name__}, f)
+"""
+
+
+def test_a_json_sweep_of_real_models_loads_no_display_simulator_or_tool_helpers(tmp_path: Path,
+                                                                               fake: FakeOpenAI) -> None:
+    model = f"openai:fake-model@{fake.base_url}"
+    sweep = write_sweep(tmp_path / "s.toml", tasks=["library:vendor-summary-q3"], conditions=["P0"],
+                        roles={"reviewer": [model], "transformer": [model], "executor": [model]},
+                        endpoints=[endpoint(fake)])
+    out = tmp_path / "probe.json"
+    proc = subprocess.run([sys.executable, "-c", _PROBE, str(out), "sweep", str(sweep), "--out",
+                           str(tmp_path / "run"), "--json", "--no-cache"], capture_output=True, text=True, timeout=120)
+    assert out.exists(), f"probe did not finish (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    result = json.loads(out.read_text())
+    summary = json.loads(proc.stdout)
+    assert summary["done"] == 1 and summary["failed"] == 0, summary
+    # jsonref is bound (AutoGen imported it) but its body, and requests with it, never ran.
+    assert result == {"code": 0, "loaded": [], "jsonref": "_RunsOnFirstUse"}
