@@ -161,6 +161,46 @@ def test_trace_block_is_a_null_context_only_for_a_noop_tracer(patched: None) -> 
     assert helper.tracer.names == ["autogen create x"]  # type: ignore[attr-defined]
 
 
+def test_genai_agent_spans_are_skipped_only_without_a_tracer_provider(patched: None,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import autogen_agentchat.agents._base_chat_agent as chat_agent
+    import autogen_agentchat.teams._group_chat._chat_agent_container as container
+    from opentelemetry import trace
+    from opentelemetry.trace import INVALID_SPAN, ProxyTracerProvider
+
+    spans = (chat_agent.trace_create_agent_span, chat_agent.trace_invoke_agent_span,
+             container.trace_invoke_agent_span)
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: ProxyTracerProvider())  # none configured
+    for span in spans:
+        with span("reviewer", agent_description="d") as s:
+            assert s is INVALID_SPAN
+        with pytest.raises(ValueError), span("reviewer"):  # the block's own errors pass through as before
+            raise ValueError("x")
+
+    class _Tracer:  # a tracer the caller names, or a configured provider: AutoGen's own path
+        def __init__(self) -> None:
+            self.names: list[str] = []
+
+        def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
+            self.names.append(name)
+            return trace.NoOpTracerProvider().get_tracer("t").start_as_current_span(name)
+
+    tracer = _Tracer()
+    for span in spans:
+        with span("reviewer", tracer=tracer):
+            pass
+    assert tracer.names == ["create_agent reviewer", "invoke_agent reviewer", "invoke_agent reviewer"]
+
+    class _Provider(trace.TracerProvider):
+        def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
+            return tracer
+
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: _Provider())
+    with chat_agent.trace_create_agent_span("executor"):
+        pass
+    assert tracer.names[-1] == "create_agent executor"
+
+
 def test_message_payload_is_serialized_when_someone_reads_it(patched: None, monkeypatch: pytest.MonkeyPatch,
                                                             ) -> None:
     from autogen_agentchat.messages import TextMessage
