@@ -35,7 +35,7 @@ from ._registry import RunsTask, TeamPlan, TopologyContext, get_topology
 from ._replay import route_seed
 from ._sidecar import HopCallback, Sidecar
 from ._user_build import build_user_team
-from ._user_team import sanitize
+from ._user_team import strip_secrets
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,8 @@ def team_component(team: RunsTask) -> dict[str, Any] | None:
     if not isinstance(team, Team):
         return None
     try:
-        return sanitize(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
+        # The dump is a fresh tree: its secrets are removed in place, as `sanitize` would copy it without them.
+        return strip_secrets(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
     except NotImplementedError:
         # A participant that is no AutoGen component by design (single-call's one-call trajectory agent):
         # there is nothing to dump, which is not an error worth a traceback on every episode.
