@@ -4,6 +4,7 @@
 
 from typing import Any
 
+from . import _deferred as _deferred  # before AutoGen: jsonref (its tools' schemas) loads on first use
 from . import _prompts as prompts
 from ._backends import ClientContext, build_model_client
 from ._cache import CachingClient, ResponseCache, cache_key_fields

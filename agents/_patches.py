@@ -61,9 +61,8 @@ class Patch:
 
     def problem(self) -> str | None:
         """Why this patch does not fit the installed dependency (None: it fits)."""
-        try:
-            installed = importlib.metadata.version(self.distribution)
-        except importlib.metadata.PackageNotFoundError:
+        installed = _installed_version(self.distribution)
+        if installed is None:
             return f"{self.distribution} is not installed"
         if installed != self.version:
             return f"{self.distribution} is {installed}, the patch was written for {self.version}"
@@ -74,6 +73,16 @@ class Patch:
             return f"{self.owner}.{self.name} is not there any more ({type(exc).__name__}: {exc})"
         if digest != self.source_sha256:
             return f"{self.owner}.{self.name} changed (source sha256 {digest[:12]}, patched {self.source_sha256[:12]})"
+        return None
+
+
+@functools.cache
+def _installed_version(distribution: str) -> str | None:
+    """The installed version of `distribution` (None: not installed), read once per process: each read
+    scans the path's metadata (~2 ms), and eight of the patches ask for autogen-core's."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
         return None
 
 
@@ -271,6 +280,35 @@ def _make_dump_component(original: Any) -> Any:
     return dump_component
 
 
+def _make_genai_span(original: Any) -> Any:
+    """AutoGen's GenAI agent spans (`trace_create_agent_span`, `trace_invoke_agent_span`) skipped when
+    no tracer provider is configured.
+
+    Every agent's construction and every turn opens one (six a 3-call episode) through OpenTelemetry's
+    global tracer: `get_tracer`, an attribute dict, a span name, `start_as_current_span` and a context
+    attach and detach, all for the no-op tracer of the API's proxy provider, whose span records nothing
+    and carries its parent's context, which is what the block runs under without it. When the global
+    provider is that proxy (none set; a provider set later is seen on the next span) and the caller names
+    no tracer or parent, the block runs under a null context holding `INVALID_SPAN` (agentchat never
+    reads the span); otherwise the original runs. AutoGen's runtime tracing switch
+    (`AUTOGEN_DISABLE_RUNTIME_TRACING`) does not reach these. Upstream: check the switch, or
+    `tracer.is_recording`-style laziness, before building the span.
+    """
+    from opentelemetry import trace
+    from opentelemetry.trace import INVALID_SPAN, ProxyTracerProvider
+
+    noop = contextlib.nullcontext(INVALID_SPAN)
+
+    def span(agent_name: str, *, tracer: Any = None, parent: Any = None, agent_id: str | None = None,
+             agent_description: str | None = None) -> Any:
+        if tracer is None and parent is None and type(trace.get_tracer_provider()) is ProxyTracerProvider:
+            return noop
+        return original(agent_name, tracer=tracer, parent=parent, agent_id=agent_id,
+                        agent_description=agent_description)
+
+    return functools.wraps(original)(span)
+
+
 # --- httpcore2: the idle-connection probe ------------------------------------------------------
 
 
@@ -363,6 +401,15 @@ PATCHES: tuple[Patch, ...] = (
           _make_discover_handlers),
     Patch("autogen-component-description", "autogen-core", "0.7.5", "autogen_core._component_config:ComponentToConfig",
           "dump_component", "51b4aa4286abf13c92c6f52cd3d9f632b2d8b1961d75eb2e9044565e99388e0c", _make_dump_component),
+    Patch("autogen-genai-create-span", "autogen-core", "0.7.5", "autogen_agentchat.agents._base_chat_agent",
+          "trace_create_agent_span", "aca5dfec0081a941e44f56ed134057217acbe1956377d9bf0cd3ecb771126243",
+          _make_genai_span),
+    Patch("autogen-genai-invoke-span", "autogen-core", "0.7.5", "autogen_agentchat.agents._base_chat_agent",
+          "trace_invoke_agent_span", "303214ea4bdf21d075e14a57d25c7254b34ef21b625846df08cd69ee9d7951d1",
+          _make_genai_span),
+    Patch("autogen-genai-invoke-span-container", "autogen-core", "0.7.5",
+          "autogen_agentchat.teams._group_chat._chat_agent_container", "trace_invoke_agent_span",
+          "303214ea4bdf21d075e14a57d25c7254b34ef21b625846df08cd69ee9d7951d1", _make_genai_span),
     Patch("httpcore-idle-probe", "httpcore2", "2.16.2", "httpcore2._backends.anyio:AnyIOStream",
           "get_extra_info", "5a1fc78c3b92a83e389120b281d94bcbc5dc6905a0a83a7b15c0637308f79153", _make_get_extra_info),
     Patch("openai-chat-transform", "openai", "3.57.0", "openai.resources.chat.completions.completions",

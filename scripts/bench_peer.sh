@@ -64,6 +64,13 @@ if [[ ! -x "$PEER/venv/bin/python" ]]; then
   fi
 fi
 
+# mustmaybe is installed editable, so its own modules are byte-compiled only where Python may write
+# __pycache__; with PYTHONDONTWRITEBYTECODE set (as on the shared machines) every mustmaybe process would
+# compile ~140 modules from source at start-up (0.1-0.2 s), while pip byte-compiled every installed
+# package, the peer tools' included. Compile them once here, as an installed mustmaybe would be.
+"$MM_PY" -m compileall -q -j 0 "$REPO/mustmaybe" "$REPO/agents" "$REPO/checker" "$REPO/scenarios" \
+  "$REPO/sim" "$REPO/teams" >/dev/null
+
 echo "load before the run: $(uptime)"
 OUT="$PEER/results/$(date +%Y%m%d-%H%M%S)"
 "$PEER/venv/bin/python" "$BENCH/peer_bench.py" \

@@ -28,7 +28,6 @@ from mustmaybe.agents import (
     prompts,
 )
 from mustmaybe.records import EpisodeSpec, Role, TeamSource
-from mustmaybe.sim import SimContext
 
 from ._context import SourceFilterContext
 from ._gate import WorkflowState
@@ -36,7 +35,7 @@ from ._registry import RunsTask, TeamPlan, TopologyContext, get_topology
 from ._replay import route_seed
 from ._sidecar import HopCallback, Sidecar
 from ._user_build import build_user_team
-from ._user_team import sanitize
+from ._user_team import strip_secrets
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +96,8 @@ def team_component(team: RunsTask) -> dict[str, Any] | None:
     if not isinstance(team, Team):
         return None
     try:
-        return sanitize(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
+        # The dump is a fresh tree: its secrets are removed in place, as `sanitize` would copy it without them.
+        return strip_secrets(team.dump_component().model_dump(mode="json"))  # type: ignore[no-any-return]
     except NotImplementedError:
         # A participant that is no AutoGen component by design (single-call's one-call trajectory agent):
         # there is nothing to dump, which is not an error worth a traceback on every episode.
@@ -144,9 +144,13 @@ class _Agents:
         ctx = ClientContext(role=role, agent=agent, seed=spec.seed, params=params, endpoint=spec.endpoint(role),
                             substrate=spec.substrate)
         # What only a simulated model is told; a real backend learns the episode from its prompt alone.
-        sim = SimContext(condition=cond.id, transform=cond.transform, style=cond.style, hop=hop,
-                         requested_action=spec.scenario.requested_action.id,
-                         fallback_action=spec.scenario.blocker.fallback_action) if ms.backend == "sim" else None
+        sim = None
+        if ms.backend == "sim":
+            from mustmaybe.sim import SimContext  # the simulator is imported by sweeps that use it only
+
+            sim = SimContext(condition=cond.id, transform=cond.transform, style=cond.style, hop=hop,
+                             requested_action=spec.scenario.requested_action.id,
+                             fallback_action=spec.scenario.blocker.fallback_action)
         rec = build_client(ms, ctx, sim=sim, json_output=json_output, timeout_s=spec.params[role].timeout_s,
                            sharing=self.sharing)
         self.clients[agent] = rec

@@ -18,7 +18,6 @@ from typing import Any
 
 from mustmaybe.records import REVIEWER, ROLES
 from mustmaybe.scenarios import Condition, Scenario
-from mustmaybe.sim import SimContext, sim_client
 
 from ._build import build_team, team_component
 from ._spec import episode_spec
@@ -63,6 +62,8 @@ def export_topology(scenario: Scenario, condition: Condition, topology: str | No
     out = _without_reviewer(component)
     cfg = out["config"]
     if "selector_prompt" in cfg:  # its selector_func is not in the dump; the sim picks speakers instead
+        from mustmaybe.sim import SimContext, sim_client
+
         sim = sim_client("paper", role="selector", agent="selector", seed=spec.seed,
                          context=SimContext(condition=condition.id, transform=condition.transform))
         cfg["model_client"] = sim.dump_component().model_dump(mode="json")

@@ -11,8 +11,10 @@ score is read on a twin; the checker's action scorer itself is the same for ever
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from mustmaybe.agents import parse_decision, recommended_action
-from mustmaybe.checker import score_action
+from mustmaybe.checker import score_action as _score_action
 
 # Y and over-blocking are read by records/_facts.py, the one place `rescore` reads them too.
 from mustmaybe.records import (
@@ -25,6 +27,19 @@ from mustmaybe.records import (
     overblocked_on,
 )
 from mustmaybe.scenarios import Scenario
+
+from ._sidecar import memoized
+
+# score_action is a pure function of task and answer, and answers repeat: a parsed decision names one of the
+# task's few action ids, the paper's rule falls back to the recommended or the fallback id, and a fixed-answer
+# endpoint repeats its whole text. So an answer read before for the same task object gets the score it got
+# then (ActionScore is frozen), with the score memo's bounds and switch (teams/_sidecar.py).
+_ACTIONS: OrderedDict[int, tuple[Scenario, OrderedDict[str, ActionScore]]] = OrderedDict()
+
+
+def score_action(scenario: Scenario, answer: str) -> ActionScore:
+    """The checker's `score_action`, memoized per task and answer."""
+    return memoized(_ACTIONS, scenario, answer, _score_action)
 
 
 def _by_rule(scenario: Scenario, raw: str, handoff: str) -> tuple[ActionScore, ActionRule]:

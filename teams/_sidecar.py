@@ -12,7 +12,7 @@ import os
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from autogen_agentchat.base import Response
 from autogen_agentchat.messages import BaseChatMessage
@@ -60,26 +60,48 @@ def safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScor
 # _MEMO_CHARS characters. MUSTMAYBE_SCORE_MEMO=off scores every message afresh.
 _MEMO_TASKS, _MEMO_TEXTS, _MEMO_CHARS = 256, 256, 20_000
 _MEMO: OrderedDict[int, tuple[Scenario, OrderedDict[str, ArtifactScore]]] = OrderedDict()
+S = TypeVar("S")
 
 
 def _memo_wanted() -> bool:
     return os.environ.get("MUSTMAYBE_SCORE_MEMO", "on").strip().lower() not in ("off", "0", "false", "no")
 
 
-def _memo_of(scenario: Scenario) -> OrderedDict[str, ArtifactScore]:
-    hit = _MEMO.get(id(scenario))
+def _memo_of(scenario: Scenario, table: OrderedDict[int, tuple[Scenario, OrderedDict[str, S]]]) -> OrderedDict[str, S]:
+    """The task's texts in `table` (made if new; the least recently used task goes past _MEMO_TASKS)."""
+    hit = table.get(id(scenario))
     if hit is not None and hit[0] is scenario:
-        _MEMO.move_to_end(id(scenario))
+        table.move_to_end(id(scenario))
         return hit[1]
-    texts: OrderedDict[str, ArtifactScore] = OrderedDict()
-    _MEMO[id(scenario)] = (scenario, texts)
-    if len(_MEMO) > _MEMO_TASKS:
-        _MEMO.popitem(last=False)
+    texts: OrderedDict[str, S] = OrderedDict()
+    table[id(scenario)] = (scenario, texts)
+    if len(table) > _MEMO_TASKS:
+        table.popitem(last=False)
     return texts
 
 
+def memoized(table: OrderedDict[int, tuple[Scenario, OrderedDict[str, S]]], scenario: Scenario, text: str,
+             compute: Callable[[Scenario, str], S]) -> S:
+    """`compute(scenario, text)` (a pure function of task and text), or what it returned for this text before.
+
+    The bounds and the switch of the score memo: texts up to _MEMO_CHARS characters, the last _MEMO_TEXTS of
+    each task; MUSTMAYBE_SCORE_MEMO=off computes every time. An exception is raised as it comes, never kept.
+    """
+    memo = _memo_of(scenario, table) if len(text) <= _MEMO_CHARS and _memo_wanted() else None
+    if memo is None:
+        return compute(scenario, text)
+    seen = memo.get(text)
+    if seen is not None:
+        memo.move_to_end(text)
+        return seen
+    value = memo[text] = compute(scenario, text)
+    if len(memo) > _MEMO_TEXTS:
+        memo.popitem(last=False)
+    return value
+
+
 def _safe_score(scenario: Scenario, text: str, errors: list[str]) -> ArtifactScore:
-    memo = _memo_of(scenario) if len(text) <= _MEMO_CHARS and _memo_wanted() else None
+    memo = _memo_of(scenario, _MEMO) if len(text) <= _MEMO_CHARS and _memo_wanted() else None
     if memo is not None and (seen := memo.get(text)) is not None:
         memo.move_to_end(text)
         return seen

@@ -34,7 +34,6 @@ from pydantic import BaseModel
 
 from mustmaybe.agents import RecordingClient, prompts
 from mustmaybe.records import DEFAULT_OPENAI_BASE_URL, REVIEWER, EpisodeSpec, Role, TeamSource
-from mustmaybe.sim import SimContext, sim_client
 
 from ._registry import AgentFactory, TeamPlan
 from ._user_team import SLOT_PROVIDER, is_component, provider_of
@@ -172,6 +171,8 @@ def own_client_problem(source: TeamSource) -> str | None:
 
 
 def _sim_selector(spec: EpisodeSpec, agent: str) -> RecordingClient:
+    from mustmaybe.sim import SimContext, sim_client
+
     params = spec.params["transformer"]
     client = sim_client(spec.models["transformer"].name, role="selector", agent=agent,
                         seed=params.seed if params.seed is not None else spec.seed,

@@ -70,6 +70,15 @@ def _console(stderr: bool = False) -> Any:
 
 # ---------------------------------------------------------------- sweep
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from mustmaybe._collector import startup_paused
+
+    # The imports and the plan run with the cyclic collector off; the episodes' lean runtime freezes what
+    # they built and turns it back on (mustmaybe/_collector.py).
+    with startup_paused():
+        return _sweep(args)
+
+
+def _sweep(args: argparse.Namespace) -> int:
     from mustmaybe.sweep import SweepError, SweepOptions, execute_sweep, plan_sweep
 
     plan = plan_sweep(args.file)

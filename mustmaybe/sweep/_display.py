@@ -1,7 +1,8 @@
 """The live sweep display (rich): progress, per-endpoint calls, and the per-condition P / D / U table.
 
 `render` only reads a Tally, so the sweep and `mustmaybe watch` show the same thing;
-`run_with_display` redraws it while a runner works.
+`run_with_display` redraws it while a runner works. rich is imported when something is drawn: a
+`sweep --json` (or a sweep with no terminal until its closing table) never loads it for its episodes.
 """
 
 from __future__ import annotations
@@ -9,17 +10,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.live import Live
-from rich.markup import escape
-from rich.progress_bar import ProgressBar
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 
-from ._rates_table import RatesTable
-from ._tally import Tally
+    from ._tally import Tally
 
 
 def _dur(seconds: float | None) -> str:
@@ -47,6 +43,10 @@ class _EndpointsTable:
         self.tally, self.in_flight = tally, in_flight
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.markup import escape
+        from rich.table import Table
+        from rich.text import Text
+
         compact = options.max_width < 100
         eps = Table(title="model calls by endpoint", title_justify="left", expand=False, pad_edge=False)
         cols = (("endpoint", "calls/planned", "cached", "tokens in/out", "retries", "errors") if compact else
@@ -70,6 +70,12 @@ class _EndpointsTable:
 
 def render(tally: Tally, *, in_flight: Mapping[str, int] | None = None, source: str = "sweep") -> RenderableType:
     """The whole display as one renderable."""
+    from rich.console import Group
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text
+
+    from ._rates_table import RatesTable
     head = Text.assemble((f"{source} ", "bold"), (tally.name, "bold cyan"), "  ")
     status_style = {"running": "green", "finished": "bold green", "interrupted": "yellow",
                     "stopping…": "bold yellow"}.get(tally.status, "red")
@@ -131,12 +137,14 @@ def in_flight() -> dict[str, int]:
     return {url: lim.in_flight for url, lim in limiters().items()}
 
 
-async def run_with_display(runner: Any, todo: list[Any], max_in_flight: int, console: Console, *, live: bool,
+async def run_with_display(runner: Any, todo: list[Any], max_in_flight: int, console: Console | None, *, live: bool,
                            refresh_s: float) -> None:
     """Run `todo` with `runner`, redrawing its counts on `console` while it runs (when `live`)."""
     if not live:
         await runner.run(todo, max_in_flight)
         return
+
+    from rich.live import Live
 
     def snapshot() -> Any:
         return render(runner.tally, in_flight=in_flight())

@@ -14,10 +14,7 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
+from typing import TYPE_CHECKING, Any
 
 from mustmaybe.interrupt import StopState, ignored_by_parent, install, quit_now, say_stopping
 from mustmaybe.store import RunStore
@@ -27,6 +24,10 @@ from ._plan import SweepPlan
 from ._resume import SweepOptions
 from ._runner import SweepRunner
 from ._tally import Tally
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.live import Live
 
 # Episodes allocate many short-lived container objects (agents, runtimes, pydantic models); with
 # the default thresholds (700, 10, 10) the cyclic collector ran ~1,000 times per 640 episodes and
@@ -41,12 +42,15 @@ _SWEEP_GC_THRESHOLD = (20_000, 20, 100)
 def lean_runtime() -> Iterator[None]:
     """Run the episodes with a frozen heap, a larger young generation, idle tracing off and the dependency
     patches on (agents/_patches.py: diagnostics nobody reads, the idle-connection probe, the SDK's
-    parameter walk); restore all four."""
+    parameter walk); restore all four. The collector is on for the episodes: a start-up pause
+    (mustmaybe/_collector.py) ends here, once the heap it built is frozen."""
+    from mustmaybe._collector import resume
     from mustmaybe.agents import dependency_patches
 
     old = gc.get_threshold()
     gc.freeze()  # no collect first: a full pass costs ~65 ms of start-up; unfreeze() hands leftovers back
     gc.set_threshold(*_SWEEP_GC_THRESHOLD)
+    resume()  # the collector, off while `mustmaybe sweep` imported and planned (mustmaybe/_collector.py)
     # Each episode's runtime opens ~80 spans. With no OpenTelemetry provider configured they go
     # nowhere; AutoGen's switch then skips the proxy tracer layer (~1.2 µs a span). An explicit
     # setting of the variable, or a configured provider, is left alone.
@@ -81,7 +85,7 @@ class _Terminated(Exception):
 
 
 def run_here(plan: SweepPlan, todo: list[Any], rerun: set[str], store: RunStore, cache_path: Path | None,
-              session_n: int, tally: Tally, console: Console, opts: SweepOptions) -> tuple[Tally, list[str]]:
+              session_n: int, tally: Tally, console: Console | None, opts: SweepOptions) -> tuple[Tally, list[str]]:
     """Run every episode in this process's event loop."""
     cache = None
     if cache_path is not None:
@@ -102,7 +106,7 @@ def run_here(plan: SweepPlan, todo: list[Any], rerun: set[str], store: RunStore,
 
 
 def run_workers(plan: SweepPlan, todo: list[Any], workers: int, rerun: set[str], store: RunStore,
-                 secrets: list[str], cache_path: Path | None, session_n: int, base: Tally, console: Console,
+                 secrets: list[str], cache_path: Path | None, session_n: int, base: Tally, console: Console | None,
                  opts: SweepOptions, latest: list[Tally], pool: Any = None) -> tuple[Tally, list[str]]:
     """Fork `workers` processes over the episodes; draw their combined counts until they finish.
 
@@ -136,7 +140,9 @@ def run_workers(plan: SweepPlan, todo: list[Any], workers: int, rerun: set[str],
     previous = {s: signal.signal(s, on_signal) for s in handled}
     live: Live | None = None
     try:
-        if not opts.json and console.is_terminal:
+        if _live(console, opts):
+            from rich.live import Live
+
             live = Live(render(current()), console=console, auto_refresh=False, transient=False)
             live.start()
 
@@ -167,10 +173,15 @@ def run_workers(plan: SweepPlan, todo: list[Any], workers: int, rerun: set[str],
             signal.signal(s, handler)
 
 
-async def _run_with_stop(runner: SweepRunner, todo: list[Any], max_in_flight: int, console: Console,
+def _live(console: Console | None, opts: SweepOptions) -> bool:
+    """Whether the live display is drawn: a console on a terminal, and no `--json`."""
+    return console is not None and not opts.json and console.is_terminal
+
+
+async def _run_with_stop(runner: SweepRunner, todo: list[Any], max_in_flight: int, console: Console | None,
                          opts: SweepOptions) -> None:
     install_stop_handlers(runner)
-    await run_with_display(runner, todo, max_in_flight, console, live=not opts.json and console.is_terminal,
+    await run_with_display(runner, todo, max_in_flight, console, live=_live(console, opts),
                            refresh_s=opts.refresh_s)
 
 

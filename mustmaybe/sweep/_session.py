@@ -12,9 +12,7 @@ import asyncio
 import contextlib
 import shutil
 import signal
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from mustmaybe import interrupt, tracing
 from mustmaybe.records import RUN_SCHEMA, RunManifest
@@ -46,6 +44,9 @@ from ._resume import (
 )
 from ._tally import Tally
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 __all__ = ["RESUME_POLICY", "SweepOptions", "execute_sweep"]
 
 
@@ -61,8 +62,11 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
     """
     from mustmaybe.checker import CHECKER_VERSION
 
-    console = console or Console(highlight=False)
-    err_console = err_console or Console(stderr=True, highlight=False)
+    if not opts.json:  # `--json` prints only its summary, so it makes no console (and never imports rich)
+        from rich.console import Console
+
+        console = console or Console(highlight=False)
+        err_console = err_console or Console(stderr=True, highlight=False)
     secrets = collect_secrets(plan)
     run_dir = check_resume(plan, opts.out)[0] if opts.resume else new_run_dir(plan, opts)
     # One writer per run folder, taken before any model call; a second one is refused, naming the holder.
@@ -82,7 +86,7 @@ def execute_sweep(plan: SweepPlan, opts: SweepOptions, console: Console | None =
 
 
 def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dict[str, Any], checker_version: str,
-             console: Console, err_console: Console) -> tuple[int, dict[str, Any]]:
+             console: Console | None, err_console: Console | None) -> tuple[int, dict[str, Any]]:
     run_dir = store.run_dir
     if shard_paths(run_dir):
         # A run made on Ray: what any worker stored counts as stored, even if its merge never came
@@ -136,7 +140,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
         workers = min(ray_workers(plan), len(todo))
     else:
         workers = max(1, min(plan.workers, len(todo)))
-    if not opts.json:
+    if err_console is not None and not opts.json:
         where = f"  ·  {workers} Ray workers" if on_ray else (f"  ·  {workers} worker processes" if workers > 1 else "")
         err_console.print(f"[bold]run folder[/bold] {run_dir}  ·  {len(todo):,} of {len(plan.episodes):,} episodes "
                           f"to run" + (f" ({len(rerun)} again after failures)" if rerun else "") + where)
@@ -220,7 +224,7 @@ def _execute(plan: SweepPlan, opts: SweepOptions, store: RunStore, manifest: dic
                         s["ray"] = {k: ray_info[k] for k in ("address", "workers", "lost_workers", "endpoints")}
 
         update_manifest(run_dir, finish)
-    if not opts.json and not console.is_terminal:
+    if console is not None and not opts.json and not console.is_terminal:
         console.print(render(tally))
     return exit_code, summary
 

@@ -11,16 +11,16 @@ import socket
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
+from typing import TYPE_CHECKING, Any
 
 from mustmaybe.errors import UserError
 from mustmaybe.store import RunStore, pid_alive, read_manifest
 
 from ._display import render
 from ._tally import Tally
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _seconds_since(iso: str | None) -> float | None:
@@ -85,6 +85,9 @@ def watch_run(run_dir: str | Path, *, once: bool = False, interval: float = 1.0,
         UserError: not a run folder.
     """
     run = Path(run_dir)
+    from rich.console import Console
+    from rich.live import Live
+
     console = console or Console(highlight=False)
     try:
         store = RunStore(run, readonly=True)

@@ -161,6 +161,46 @@ def test_trace_block_is_a_null_context_only_for_a_noop_tracer(patched: None) -> 
     assert helper.tracer.names == ["autogen create x"]  # type: ignore[attr-defined]
 
 
+def test_genai_agent_spans_are_skipped_only_without_a_tracer_provider(patched: None,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import autogen_agentchat.agents._base_chat_agent as chat_agent
+    import autogen_agentchat.teams._group_chat._chat_agent_container as container
+    from opentelemetry import trace
+    from opentelemetry.trace import INVALID_SPAN, ProxyTracerProvider
+
+    spans = (chat_agent.trace_create_agent_span, chat_agent.trace_invoke_agent_span,
+             container.trace_invoke_agent_span)
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: ProxyTracerProvider())  # none configured
+    for span in spans:
+        with span("reviewer", agent_description="d") as s:
+            assert s is INVALID_SPAN
+        with pytest.raises(ValueError), span("reviewer"):  # the block's own errors pass through as before
+            raise ValueError("x")
+
+    class _Tracer:  # a tracer the caller names, or a configured provider: AutoGen's own path
+        def __init__(self) -> None:
+            self.names: list[str] = []
+
+        def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
+            self.names.append(name)
+            return trace.NoOpTracerProvider().get_tracer("t").start_as_current_span(name)
+
+    tracer = _Tracer()
+    for span in spans:
+        with span("reviewer", tracer=tracer):
+            pass
+    assert tracer.names == ["create_agent reviewer", "invoke_agent reviewer", "invoke_agent reviewer"]
+
+    class _Provider(trace.TracerProvider):
+        def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
+            return tracer
+
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: _Provider())
+    with chat_agent.trace_create_agent_span("executor"):
+        pass
+    assert tracer.names[-1] == "create_agent executor"
+
+
 def test_message_payload_is_serialized_when_someone_reads_it(patched: None, monkeypatch: pytest.MonkeyPatch,
                                                             ) -> None:
     from autogen_agentchat.messages import TextMessage
@@ -308,3 +348,40 @@ def test_idle_probe_answers_as_before(patched: None) -> None:
         return seen
 
     assert asyncio.run(run()) == [(False, False), (True, True)]
+
+
+# A tool whose schema has references: AutoGen resolves them with jsonref (agents/_deferred.py defers it).
+_TOOL_PROBE = """
+import json, sys
+import mustmaybe.agents
+before = "requests" in sys.modules
+from autogen_core.tools import FunctionTool
+from pydantic import BaseModel
+class Inner(BaseModel):
+    x: int
+class Outer(BaseModel):
+    a: Inner
+    b: list[Inner]
+def f(o: Outer) -> str:
+    return "ok"
+print(json.dumps({"requests_before_use": before, "schema": FunctionTool(f, description="d").schema}))
+"""
+
+
+def test_jsonref_runs_on_first_use_and_resolves_a_tool_schema_as_before() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def probe(patches: str) -> dict[str, Any]:
+        proc = subprocess.run([sys.executable, "-c", _TOOL_PROBE], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "MUSTMAYBE_DEPENDENCY_PATCHES": patches}, check=True)
+        out: dict[str, Any] = json.loads(proc.stdout)
+        return out
+
+    deferred, plain = probe("on"), probe("off")
+    assert deferred["requests_before_use"] is False  # nothing ran jsonref's body (and its requests import)
+    assert plain["requests_before_use"] is True
+    assert deferred["schema"] == plain["schema"]
+    assert "$ref" not in json.dumps(deferred["schema"])  # the references were resolved

@@ -1,5 +1,6 @@
-"""The sidecar's score memo (teams/_sidecar.py) hands back exactly what the checker says, and a whole sim sweep
-stores the same records with it and without it (MUSTMAYBE_SCORE_MEMO=off)."""
+"""The sidecar's score memo (teams/_sidecar.py) and the executor's action memo (teams/_outcome.py) hand back
+exactly what the checker says, and a whole sim sweep stores the same records with them and without them
+(MUSTMAYBE_SCORE_MEMO=off)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mustmaybe.checker import score_artifact
+from mustmaybe.checker import score_action, score_artifact
 from mustmaybe.scenarios import load_library
+from mustmaybe.teams import _outcome
 from mustmaybe.teams._sidecar import _MEMO_CHARS, _MEMO_TEXTS, safe_score
 
 from .conftest import run_json, write_sweep
@@ -32,6 +34,20 @@ def test_the_memo_is_per_task_object_and_bounded() -> None:
         safe_score(a, f"note {i}", [])
     long = "x " * _MEMO_CHARS
     assert safe_score(a, long, []) == score_artifact(a, long)
+
+
+def test_a_repeated_answer_gets_the_checker_action_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = load_library()[:2]
+    answers = [a.actions[0].id, f'{{"action": "{a.actions[-1].id}"}}', "I will hold it and ask first.",
+               "OK. Reviewed, summarized, done.", ""]
+    for _ in range(2):
+        for answer in answers:
+            assert _outcome.score_action(a, answer) == score_action(a, answer)
+            assert _outcome.score_action(b, answer) == score_action(b, answer)  # per task, never a's for b
+    assert _outcome.score_action(a, answers[2]) is _outcome.score_action(a, answers[2])  # kept
+    monkeypatch.setenv("MUSTMAYBE_SCORE_MEMO", "off")
+    assert _outcome.score_action(a, answers[2]) is not _outcome.score_action(a, answers[2])  # read afresh
+    assert _outcome.score_action(a, answers[2]) == score_action(a, answers[2])
 
 
 def test_a_sim_sweep_stores_the_same_records_with_and_without_the_memo(

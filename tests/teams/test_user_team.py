@@ -223,3 +223,33 @@ def test_sanitize_without_paths_removes_what_it_removes_with_them() -> None:
             assert sanitize(node, where) == sanitize(node, where, removed)
             stripped += len(removed)
     assert stripped > 100  # the trees did hold secrets to remove
+
+
+def test_strip_secrets_in_place_removes_what_sanitize_removes() -> None:
+    """The in-place form (the record's team_config.component, every episode) leaves a fresh tree equal to
+    `sanitize`'s copy, key order included, on nested secrets, header dicts and lists."""
+    import copy
+    import random
+
+    from mustmaybe.teams._user_team import sanitize, strip_secrets
+
+    keys = ["a", "headers", "x_headers", "Authorization", "api_key", "my_api_key", "token", "api-key",
+            "X-Api-Key", "", "password", "default_headers"]
+    rng = random.Random(11)
+
+    def tree(depth: int) -> Any:
+        r = rng.random()
+        if depth < 5 and r < 0.45:
+            return {rng.choice(keys): tree(depth + 1) for _ in range(rng.randint(0, 4))}
+        if depth < 5 and r < 0.7:
+            return [tree(depth + 1) for _ in range(rng.randint(0, 3))]
+        return rng.choice([1, "s", None, ""])
+
+    changed = 0
+    for _ in range(3000):
+        node = tree(0)
+        want = sanitize(node)
+        got = strip_secrets(copy.deepcopy(node))
+        assert json.dumps(got) == json.dumps(want)  # the same keys in the same order
+        changed += got != node
+    assert changed > 100  # the trees did hold secrets to remove
