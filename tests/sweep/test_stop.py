@@ -163,7 +163,9 @@ def test_a_held_run_folder_refuses_a_second_writer_and_a_dead_holder_leaves_no_l
     f = _sweep_file(tmp_path, fake, 1)
     run = tmp_path / "run"
     first = _start("sweep", str(f), "--out", str(run), "--json")
-    _wait_for(lambda: fake.by_model["held-ok"] == 4, 90, first)
+    # Every executor call of the first sweep has arrived (the answering four and the four held ones), so any
+    # request counted after this is the second writer's.
+    _wait_for(lambda: fake.by_model["held-ok"] == 4 and fake.by_model["ok"] == 4, 90, first)
     paid = fake.requests
     second = subprocess.run([sys.executable, "-m", "mustmaybe.cli", "sweep", str(f), "--out", str(run), "--resume",
                              "--json"], capture_output=True, text=True, timeout=120, check=False)
