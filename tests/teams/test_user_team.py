@@ -196,16 +196,13 @@ def test_team_stages_are_turns_whatever_the_agents_are_called() -> None:
     assert [p.kind for p in plan_stages(hops)][1:] == ["round", "summary", "plan"]  # our consensus/planner names
 
 
-def test_sanitize_without_paths_removes_what_it_removes_with_them() -> None:
-    """The path-free copy (the record's team_config.component, every episode) equals the one that
-    reports removed paths (a loaded user team), on nested secrets, header dicts and lists."""
+def _secret_trees(seed: int, n: int) -> list[Any]:
+    """`n` random nested dicts and lists whose keys include secret-looking names and header dicts."""
     import random
-
-    from mustmaybe.teams._user_team import sanitize
 
     keys = ["a", "headers", "x_headers", "Authorization", "api_key", "my_api_key", "token", "api-key",
             "X-Api-Key", "", "password", "default_headers"]
-    rng = random.Random(7)
+    rng = random.Random(seed)
 
     def tree(depth: int) -> Any:
         r = rng.random()
@@ -215,9 +212,16 @@ def test_sanitize_without_paths_removes_what_it_removes_with_them() -> None:
             return [tree(depth + 1) for _ in range(rng.randint(0, 3))]
         return rng.choice([1, "s", None, ""])
 
+    return [tree(0) for _ in range(n)]
+
+
+def test_sanitize_without_paths_removes_what_it_removes_with_them() -> None:
+    """The path-free copy (the record's team_config.component, every episode) equals the one that
+    reports removed paths (a loaded user team), on nested secrets, header dicts and lists."""
+    from mustmaybe.teams._user_team import sanitize
+
     stripped = 0
-    for _ in range(3000):
-        node = tree(0)
+    for node in _secret_trees(7, 3000):
         for where in ("", "headers", "config.default_headers", "x[0]"):
             removed: list[str] = []
             assert sanitize(node, where) == sanitize(node, where, removed)
@@ -229,25 +233,11 @@ def test_strip_secrets_in_place_removes_what_sanitize_removes() -> None:
     """The in-place form (the record's team_config.component, every episode) leaves a fresh tree equal to
     `sanitize`'s copy, key order included, on nested secrets, header dicts and lists."""
     import copy
-    import random
 
     from mustmaybe.teams._user_team import sanitize, strip_secrets
 
-    keys = ["a", "headers", "x_headers", "Authorization", "api_key", "my_api_key", "token", "api-key",
-            "X-Api-Key", "", "password", "default_headers"]
-    rng = random.Random(11)
-
-    def tree(depth: int) -> Any:
-        r = rng.random()
-        if depth < 5 and r < 0.45:
-            return {rng.choice(keys): tree(depth + 1) for _ in range(rng.randint(0, 4))}
-        if depth < 5 and r < 0.7:
-            return [tree(depth + 1) for _ in range(rng.randint(0, 3))]
-        return rng.choice([1, "s", None, ""])
-
     changed = 0
-    for _ in range(3000):
-        node = tree(0)
+    for node in _secret_trees(11, 3000):
         want = sanitize(node)
         got = strip_secrets(copy.deepcopy(node))
         assert json.dumps(got) == json.dumps(want)  # the same keys in the same order
