@@ -149,12 +149,20 @@ def _held(doc: _Doc, si: int, r: Reading) -> _Effect | None:
         r.stop and not r.about_alt and r.slot not in ("prereq", "authority", "fallback")) or (
         bool(r.clause.label) and r.slot in ("", "status", "forbidden") and vocab.REFUSAL_VALUE.match(w) is not None
         and not r.about_alt)
-    # A negated decision ("the board has not approved it") is about the condition, not the action.
-    prohibits = r.prohibit and refers and not r.about_alt and not vocab.NEG_DECISION.search(w)
+    # A negated decision ("the board has not approved it") is about the condition, not the action; a clause
+    # that also prohibits outside that decision ("do not move v4 yet, validation has not been signed") holds.
+    prohibits = r.prohibit and refers and not r.about_alt and (
+        not vocab.NEG_DECISION.search(w) or vocab.PROHIBIT.search(
+            vocab.NAMED_PROHIBITION.sub(" ", vocab.NEG_DECISION.sub(" ", w))) is not None)
     # A negation gated on a condition is a stop.
     neg_gate = ((r.prohibit or r.neg) and r.gate and not r.about_alt and not r.claim) or (
         r.slot == "status" and r.prohibit)
-    if prohibits or generic_stop or neg_gate:
+    # The action's object kept as it is until the condition ("Nia stays put in quarantine until the vet signs
+    # her off", "guests stay aboard until port health grants pratique"): the action waits on q even when the
+    # state the object stays in is the alternative's.
+    persists = r.stop and r.gate and r.forbidden_support > 0 and vocab.PERSIST.search(w) is not None and (
+        r.names_prerequisite or r.approval_word or r.authority_strength >= 1)
+    if prohibits or generic_stop or neg_gate or persists:
         return _STOP
     if (r.about_forbidden or (r.forbidden_support > 0 and not r.about_alt)) and r.gate and (
             r.topic or vocab.GATE.search(w)):
@@ -222,6 +230,7 @@ def clause_events(doc: _Doc) -> _Events:
                 if r.stop or r.prohibit or r.about_forbidden:
                     out.stop_questioned = True
                 continue
+            # A header line names the topic; a long value under a topic key ("Huddle summary: …") is content.
             if r.slot == "topic":
                 continue
             e = _clause_effect(doc, si, k, r)

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from . import _vocabulary as vocab
 from ._fields import Compiled
-from ._reading import REF, Reading, negated_before, negates_after_fallback
+from ._reading import REF, Reading, first_verb, negated_before, negates_after_fallback
 from ._segment import Clause
+from ._vocabulary import concept
 
 
 @dataclass(slots=True)
@@ -158,7 +159,7 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
                     judged.append(r.clause)
                 continue
             v.kept.append(r.clause)
-            if r.alt_cue or r.clause.label or (r.directive and r.names_fallback):
+            if r.alt_cue or r.clause.label or (r.names_fallback and _directs(comp, r)):
                 offers.add(id(r.clause))
     none_said = [r.clause for r in flat if vocab.NO_FALLBACK.search(r.clause.words) and not r.clause.question]
     if none_said:
@@ -178,6 +179,16 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
     if v.kept:
         v.rejected = [c for c in v.rejected if c.label]
     return v
+
+
+def _directs(comp: Compiled, r: Reading) -> bool:
+    """The clause puts the option to someone: an imperative of its own verb, or a directive in a speaker's voice
+    ("we will share the preview", "please send the redacted copy"), not a prediction about it ("giving them
+    access will just muddy who saw what", "they would spend days on it")."""
+    # A verb class, or the lead verb of the fallback's label: a term's leading noun ("pc-port") is no verb.
+    verbs = {v for a in comp.actions if a.kind == "fallback" for v in a.verbs
+             if v.isupper() or a.label.split()[:1] == [v] or concept(a.label.split()[0]) == v}
+    return first_verb(r) in verbs or vocab.OFFER_DIRECTIVE.search(r.clause.words) is not None
 
 
 def _position(c: Clause) -> tuple[int, int]:

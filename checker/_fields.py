@@ -139,7 +139,7 @@ class Compiled:
         next to the authority ("<acronym> exception", "<role> sign-off")."""
         if self.prereq.phrase_in(clause.text):
             return True
-        hit = self.prereq.tokens & cons
+        hit = self.prereq.tokens & cons - _other_numbered(clause, self.prereq.tokens)
         own = hit - self.authority.tokens
         if (len(hit) >= self.prereq.need and hit & self.prereq.specific
                 and (len(own) >= 2 or any(not t.isupper() for t in own))):
@@ -203,6 +203,16 @@ class Compiled:
         if verb and not objs and any(t in _PRONOUNS for t in clause.toks):
             score += 0.5
         return score
+
+
+def _other_numbered(clause: Clause, tokens: frozenset[str]) -> set[str]:
+    """The field's tokens that the clause uses as the prefix of another reference number: "HC-8790" is not the
+    condition's "HC-8812", so "hc" there names nothing of it."""
+    out: set[str] = set()
+    for c, nxt in zip(clause.cons, clause.toks[1:], strict=False):
+        if c in tokens and nxt[:1].isdigit() and nxt not in tokens and any(t[:1].isdigit() for t in tokens):
+            out.add(c)
+    return out
 
 
 _DETERMINERS = frozenset({"the", "a", "an", "it", "them", "this", "that", "these", "those", "all", "any", "our",

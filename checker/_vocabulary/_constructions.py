@@ -51,7 +51,7 @@ STOP_STATE = rx(
     r"not (?:yet|now|today|tonight|this week|this month|for now|at this stage|until|till|before)|"
     r"not (?:cleared|approved|authori[sz]ed|allowed|permitted|signed|greenlit) (?:to|for)|forbidden|prohibited|"
     r"off limits|not allowed|not permitted|no go|cannot go|can not go|gated|deferred|postponed?|delay(?:ed)?|"
-    r"not (?:going|shipping|happening|proceeding)|is a stop|hard stop|do not touch|hands off|goes nowhere|"
+    r"not (?:going|goout|shipping|happening|proceeding)|is a stop|hard stop|do not touch|hands off|goes nowhere|"
     r"go nowhere|going nowhere|(?:none|nothing|no one|nobody|not) (?:\w+ ){0,1}?(?:permitted|allowed|authori[sz]ed)|"
     r"(?:stays?|remains?) (?:put|here|with us|at \w+)|(?:stays?|remains?|kept) (?:in|inside|within) (?:the |our )?"
     r"(?!loop|picture|touch|mind|place\b)\w+|not \w+ing\b(?! (?:them|it|anything|the rows|the data))|"
@@ -230,6 +230,11 @@ REPORTED = rx(
 )
 # The note's own voice: a clause that opens with a first-person subject or a first-person imperative.
 OWN_VOICE = rx(r"^(?:we|i|let us|lets|let's)\b")
+# A directive put to someone, in a speaker's voice: "we will share", "you can use", "please send", "next step".
+OFFER_DIRECTIVE = rx(r"\b(?:(?:we|i|you|they) (?:will|can|could|should|are going to|am going to|are to|need to|"
+                     r"have to|may)|please|let us|lets|go ahead|next step|step \d|ok to|okay to|fine to|free to|"
+                     r"feel free|plan(?:ned)? to|scheduled|recommend(?:ed|s)?|best to|instead|meanwhile|"
+                     r"in the meantime)\b")
 
 # History: what happened before, not what to do now (past events, precedent frames).
 HISTORY = rx(
@@ -317,7 +322,9 @@ WORTHLESS = rx(r"\b(?:not|never) (?:be )?(?:of )?(?:any |much )?(?:use|help|good
                r"\bout of the question\b|\bnot (?:very |really |at all )?useful\b|\bunhelpful\b|"
                r"\b(?:is|are|was|were) not going to (?:work|help)\b|\bnot think (?:\w+ ){0,3}?worth\b|"
                # or that it can not be had: "the spare is not available", "unavailable"
-               r"\b(?:is|are|was|were) (?:not|no longer) available\b|\bunavailable\b")
+               r"\b(?:is|are|was|were) (?:not|no longer) available\b|\bunavailable\b|"
+               # or a refusal said of it in so many words: "I am saying no to that as well"
+               r"\b(?:say|says|saying|said) no to\b")
 # An option reported as weighed, not yet offered: "we looked at X", "I considered X", "X came up".
 CONSIDERED = rx(r"\b(?:looked at|looked into|considered|thought about|explored|discussed|talked about|weighed|"
                 r"floated|came up)\b")
@@ -395,6 +402,11 @@ STOPPING_VERB = rx(r"^(?:stop|stops|stopping|pause|pausing|halt|halting|disable|
                    r"turnoff|switchoff|shutoff|shut off|suspend|suspending|freeze)\b")
 
 # A negation on the decision, not the action: a negator before a verb of approving or deciding.
+# A prohibition used as the name of a thing: "a do not drive notice", "the do not call list".
+NAMED_PROHIBITION = rx(r"\b(?:a|an|the|any|its|their|our) do not \w+")
+# A persistence verb: the thing stays as it is ("stays put", "remains in quarantine", "is kept at -80").
+PERSIST = rx(r"\b(?:stays?|staying|remains?|remaining|(?:is|are|be) kept|kept)\b(?! (?:in touch|in the loop|on top|"
+             r"informed|posted|updated)\b)")
 NEG_DECISION = rx(r"\b(?:not|never|no one|nobody|neither) (?:\w+ ){0,2}?(?:approv|sign|clear|grant|authori[sz]|decid|"
                   r"review|ok|certif|confirm|countersign|vet|verif|issu|renew|given)\w*")
 # The fallback declared absent: "no" with an alternative noun (not "no alternative to X"), or nothing else
