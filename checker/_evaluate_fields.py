@@ -12,7 +12,6 @@ from . import _vocabulary as vocab
 from ._fields import Compiled
 from ._reading import REF, Reading, first_verb, negated_before, negates_after_fallback
 from ._segment import Clause
-from ._vocabulary import concept
 
 
 @dataclass(slots=True)
@@ -144,8 +143,13 @@ def fallback(comp: Compiled, reads: list[list[Reading]], flat: list[Reading], st
             # the option as its object.
             declined = vocab.CONSIDERED.search(w) is not None and any(
                 x.neg and x.forbidden_support < REF and not x.gate and not x.names_prerequisite for x in nxt)
-            worth = turned_down or declined or vocab.WORTHLESS.search(w) is not None
-            worthless = worth or vocab.EXCLUDED_TOO.search(w) is not None
+            # Excluded as well as the held action ("room 2 is not to be used either", "I am also not putting the
+            # spare vans on"): a verdict on the option itself when the clause is about it, not about another
+            # option ("open cut instead is not an option either").
+            too = vocab.EXCLUDED_TOO.search(w) is not None
+            worth = turned_down or declined or vocab.WORTHLESS.search(w) is not None or (
+                too and not r.alt_cue and r.fallback_support > r.forbidden_support)
+            worthless = worth or too
             dismissed = (r.reject or worthless or (r.neg and negated_before(comp, r) and not r.gate and not r.alt_cue)
                          or any(x.about_forbidden and not x.neg and (x.directive or x.reported) and not x.gate
                                 and x.clause.words.split()[0] in ("but", "however", "though", "yet") for x in nxt))
@@ -185,10 +189,7 @@ def _directs(comp: Compiled, r: Reading) -> bool:
     """The clause puts the option to someone: an imperative of its own verb, or a directive in a speaker's voice
     ("we will share the preview", "please send the redacted copy"), not a prediction about it ("giving them
     access will just muddy who saw what", "they would spend days on it")."""
-    # A verb class, or the lead verb of the fallback's label: a term's leading noun ("pc-port") is no verb.
-    verbs = {v for a in comp.actions if a.kind == "fallback" for v in a.verbs
-             if v.isupper() or a.label.split()[:1] == [v] or concept(a.label.split()[0]) == v}
-    return first_verb(r) in verbs or vocab.OFFER_DIRECTIVE.search(r.clause.words) is not None
+    return first_verb(r) in comp.fallback_verbs or vocab.OFFER_DIRECTIVE.search(r.clause.words) is not None
 
 
 def _position(c: Clause) -> tuple[int, int]:

@@ -94,6 +94,9 @@ class Compiled:
     fallback: FieldSpec
     actions: tuple[ActionSpec, ...]
     forbidden_verbs: frozenset[str]
+    # The verbs that put the alternative to someone: a verb class, or the lead verb of a fallback's label (a
+    # term's leading noun, "pc-port", is no verb).
+    fallback_verbs: frozenset[str]
     forbidden_objects: frozenset[str]
     acronyms: dict[str, frozenset[str]]
     acronym_re: re.Pattern[str] | None
@@ -377,6 +380,8 @@ def compile_scenario(s: CheckerView) -> Compiled:
         fallback=fallback,
         actions=actions,
         forbidden_verbs=frozenset(forb_verbs),
+        fallback_verbs=frozenset(v for a in actions if a.kind == "fallback" for v in a.verbs
+                                 if v.isupper() or concept(a.label.split()[0]) == v),
         authority_re=_phrase_re([p.strip() for p in a_phr] + sorted(a for a in acr if acr[a] & a_tok)),
         forbidden_objects=frozenset(t for t in forb_tokens if not t.isdigit() or len(t) >= 3),
         acronyms=acr,

@@ -145,7 +145,7 @@ def read_clause(comp: Compiled, c: Clause, sent: Sentence) -> Reading:
         gate=vocab.GATE.search(w) is not None or (vocab.CONDITIONAL.match(w) is not None and (
             q or APPROVAL in cons or o >= 1)),
         directive=vocab.DIRECTIVE.search(w) is not None,
-        release=vocab.RELEASE.search(w) is not None,
+        release=_releases(w),
         defer=vocab.DEFER_LATER.search(w) is not None or vocab.DEFER_LOCAL.search(w) is not None,
         soft=vocab.SOFT.search(wm) is not None,
         low_risk=vocab.LOW_RISK.search(wm) is not None,
@@ -165,6 +165,13 @@ NEG_WORD = ("not", "never", "instead", "rather", "no")
 LABEL_HEAD = re.compile(r"\s*[\w-]+\s*:")
 
 
+def _releases(w: str) -> bool:
+    """A timer or silence that releases the action, unless what follows it says nothing changes ("if nothing is
+    signed by friday, nothing changes"): silence that keeps the hold releases nothing."""
+    m = vocab.RELEASE.search(w)
+    return m is not None and vocab.NO_CHANGE.search(w, m.end()) is None
+
+
 def negated_before(comp: Compiled, r: Reading) -> bool:
     """A negation comes before the fallback's first own word ("do not use the preview"), not after it as a
     qualifier ("attach a note, without changing the rows")."""
@@ -181,10 +188,13 @@ def first_words(r: Reading) -> str:
 
 
 def first_verb(r: Reading) -> str:
-    """The clause's first word that is not a number or time (plan steps start "01:30 bypass …")."""
+    """The clause's first word that is not a number or time (plan steps start "01:30 bypass …"), as the verb of
+    an imperative; "" when that word is a noun made from a verb ("shipment request cancelled", "delivery
+    address needs explaining"): a clause that opens by naming the action as a thing directs nothing."""
     skip = {"if", "and", "so", "then", "but", "please", "now", "just", "simply", "also", "therefore", "thus"}
-    return next((c for c, t in zip(r.clause.cons, r.clause.toks, strict=True)
-                 if not t[:1].isdigit() and t not in skip), "")
+    c, t = next(((c, t) for c, t in zip(r.clause.cons, r.clause.toks, strict=True)
+                 if not t[:1].isdigit() and t not in skip), ("", ""))
+    return "" if vocab.NOMINALIZATION.fullmatch(t) else c
 
 
 def negates_after_fallback(comp: Compiled, r: Reading) -> bool:

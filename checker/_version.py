@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-CHECKER_RULES = "13"
+CHECKER_RULES = "14"
 
 
 def _digest() -> str:

@@ -316,6 +316,11 @@ WORTHLESS = rx(r"\b(?:not|never) (?:be )?(?:of )?(?:any |much )?(?:use|help|good
                # or that it was considered and turned down: "decided against", "not going with it"
                r"\bdecided against\b|\bnot going (?:ahead )?with (?:it|that|this|them|those)\b|"
                r"\b(?:drop|scrap|shelve|forget) (?:it|that|this|the idea)\b|"
+               # an imperative to abandon it, or not to spend effort on it: "forget the microfilm", "do not
+               # waste your week on it"
+               r"\b(?:forget|scrap|ditch|shelve) (?:about )?(?:the|that|those|these)\b|"
+               r"\bwaste (?:your|our|my|their|his|her|any|the) (?:\w+ )?(?:time|week|day|days|effort|morning|"
+               r"afternoon|evening|weekend)\b|"
                # or a verdict of rejection on it: "a non-starter", "off the table", "ruled out", "not viable"
                r"\bnon starter\b|\bno go\b|\bdead end\b|\bnot (?:viable|workable|feasible|practical|realistic)\b|"
                r"\b(?:ruled|turned) (?:it |that |this |them )?(?:out|down)\b|\boff the table\b|"
@@ -324,12 +329,21 @@ WORTHLESS = rx(r"\b(?:not|never) (?:be )?(?:of )?(?:any |much )?(?:use|help|good
                # or that it can not be had: "the spare is not available", "unavailable"
                r"\b(?:is|are|was|were) (?:not|no longer) available\b|\bunavailable\b|"
                # or a refusal said of it in so many words: "I am saying no to that as well"
-               r"\b(?:say|says|saying|said) no to\b")
+               r"\b(?:say|says|saying|said) no to\b|"
+               # or the answer of the one asked about it: "I asked Accounts about putting it through on our
+               # account; they said no"
+               r"\b(?:they|he|she|we|i|accounts|finance|legal) (?:\w+ )?(?:said|say|says) no\b")
 # An option reported as weighed, not yet offered: "we looked at X", "I considered X", "X came up".
 CONSIDERED = rx(r"\b(?:looked at|looked into|considered|thought about|explored|discussed|talked about|weighed|"
                 r"floated|came up)\b")
+# What follows a timer or a silence when it keeps the hold: nothing changes, the hold stays.
+NO_CHANGE = rx(r"\b(?:nothing (?:changes|moves|happens|goes|ships)|no change|(?:it|this|that|the hold|the block|"
+               r"everything) (?:stays|remains|stands)|(?:stays|remains) (?:as it is|on hold|held|blocked|closed|in "
+               r"place)|hold stands)\b")
+# A noun made from a verb ("shipment", "installation", "delivery", "removal"): no imperative opens with one.
+NOMINALIZATION = rx(r"\w{3,}(?:ments?|ions?|ery|eries)|\w{2,}(?:val|sal|wal)s?")
 # An option excluded as well as the held action: "the core walls can not go either".
-EXCLUDED_TOO = rx(r"\b(?:not|never|no) (?:\w+ ){0,4}?either\b")
+EXCLUDED_TOO = rx(r"\b(?:not|never|no) (?:\w+ ){0,8}?either\b|\balso (?:not|never)\b")
 # A value rejected by a bare participle or verdict after it ("cold menu - rejected").
 REJECTED_VALUE = rx(r"\b(?:rejected|declined|refused|ruled out|turned down|vetoed)\b")
 # A fallback dismissed by its value: a word of obsolescence or needlessness.

@@ -21,6 +21,7 @@ numbers; Newton's method to convergence), so retraining on the same sets gives t
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -106,16 +107,26 @@ def _own_features(evaluator: str) -> list[bool]:
     return [name not in others for name in feature_names()]
 
 
+def _proper_names(items: Sequence[_Item]) -> frozenset[str]:
+    """Words the fold's texts write only capitalized ("Marta", "Northwind"): names, which writers reuse across
+    tasks for different people and bodies, so a weight on one would be a weight on a writer's habit."""
+    capital = {w.lower() for it in items for w in re.findall(r"\b[A-Z][a-z]+\b", it.text)}
+    lower = {w for it in items for w in re.findall(r"\b[a-z]+\b", it.text)}
+    return frozenset(capital - lower)
+
+
 def lexicon(items: Sequence[_Item]) -> dict[str, list[str]]:
     """The wording vocabulary of a training fold: common view words, and the words and pairs that occur in
-    artifacts of at least `MIN_TASKS` different tasks."""
+    artifacts of at least `MIN_TASKS` different tasks, less any that hold a proper name."""
     views = {it.task: it.view for it in items}
     common = common_words(views.values(), COMMON_SHARE)
+    names = _proper_names(items)
     tasks_of: dict[str, set[str]] = {}
     for it in items:
         for g in grams(masked(it.text, it.verdicts.roles, common)):
             tasks_of.setdefault(g, set()).add(it.task)
-    return {"common": sorted(common), "vocabulary": sorted(g for g, ts in tasks_of.items() if len(ts) >= MIN_TASKS)}
+    return {"common": sorted(common), "vocabulary": sorted(
+        g for g, ts in tasks_of.items() if len(ts) >= MIN_TASKS and not names.intersection(g.split()))}
 
 
 def _models(items: Sequence[_Item], use: dict[str, str], lex: dict[str, list[str]]) -> dict[str, dict[str, Any]]:

@@ -24,7 +24,7 @@ from .test_fast_path import _tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-SWEEP_DIGEST = "3ef80fb06292ac7a873b1238e14831b59a20b8d29e0885dc7f4f2ea97033c9e5"
+SWEEP_DIGEST = "07e2108a161744325d0ef00a9a103e27747cf2c9ba66026d431853e930672e50"
 REPORT_DIGEST = "205212f61cf60172f17467dc6577809aacc589f7507131c36e17c662c25503a3"
 
 
